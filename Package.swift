@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "OpenSpotlight",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "OpenCoreSpotlight", targets: ["OpenCoreSpotlight"]),
+        .library(name: "CoreSpotlightShim", targets: ["CoreSpotlightShim"]),
+        .library(name: "SpotlightQueryLanguage", targets: ["SpotlightQueryLanguage"]),
+        .library(name: "SpotlightEngine", targets: ["SpotlightEngine"]),
+        .library(name: "SpotlightGRDB", targets: ["SpotlightGRDB"]),
+        .library(name: "SpotlightSystem", targets: ["SpotlightSystem"]),
+        .executable(name: "spotlight", targets: ["spotlight"]),
+        .executable(name: "spotlight-demo", targets: ["spotlight-demo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Unicode folding, word splitting and wildcard matching shared by the query language and the engine.
+        .target(name: "SpotlightText"),
+        // The Spotlight query language: lexer, parser, AST, canonical printer, diagnostics, evaluation semantics.
+        // No SQL, no storage.
+        .target(name: "SpotlightQueryLanguage", dependencies: ["SpotlightText"]),
+        // Storage (SQLite through GRDB), the text index, query execution and ranking.
+        .target(
+            name: "SpotlightEngine",
+            dependencies: ["SpotlightText", "SpotlightQueryLanguage", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // Apple's Core Spotlight API with Apple's names, over the engine.
+        .target(name: "OpenCoreSpotlight", dependencies: ["SpotlightEngine", "SpotlightQueryLanguage"]),
+        // Re-exports Apple's CoreSpotlight where it exists, OpenCoreSpotlight elsewhere.
+        .target(name: "CoreSpotlightShim", dependencies: [
+            .target(name: "OpenCoreSpotlight", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
+        ]),
+        // What NSCoreDataCoreSpotlightDelegate is for Core Data, for GRDB databases.
+        .target(
+            name: "SpotlightGRDB",
+            dependencies: ["OpenCoreSpotlight", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The system half: apps known to the system, continuation, reindex extensions, index health.
+        .target(name: "SpotlightSystem", dependencies: ["OpenCoreSpotlight", "SpotlightEngine"]),
+        // The `spotlight` command: search every app's index on the machine.
+        .executableTarget(
+            name: "spotlight",
+            dependencies: ["SpotlightSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(name: "spotlight-demo", dependencies: ["OpenCoreSpotlight"]),
+        // The seeds' sample apps.
+        .executableTarget(name: "colleagues", dependencies: ["OpenCoreSpotlight", "SpotlightSystem"], path: "Examples/Colleagues"),
+        .executableTarget(name: "smoothies", dependencies: ["OpenCoreSpotlight", "SpotlightSystem"], path: "Examples/Smoothies"),
+        .executableTarget(name: "tags", dependencies: ["SpotlightGRDB"], path: "Examples/Tags"),
+        // A child process for crash and multi-process tests.
+        .executableTarget(name: "openspotlight-test-helper", dependencies: ["OpenCoreSpotlight"]),
+
+        .testTarget(name: "SpotlightTextTests", dependencies: ["SpotlightText"]),
+        .testTarget(name: "SpotlightQueryLanguageTests", dependencies: ["SpotlightQueryLanguage"]),
+        .testTarget(
+            name: "SpotlightEngineTests",
+            dependencies: ["SpotlightEngine", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "OpenCoreSpotlightTests",
+            dependencies: ["OpenCoreSpotlight", "CoreSpotlightShim", "openspotlight-test-helper"]
+        ),
+        .testTarget(
+            name: "SpotlightGRDBTests",
+            dependencies: ["SpotlightGRDB", "tags", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "SpotlightSystemTests",
+            dependencies: ["SpotlightSystem", "spotlight", "colleagues", "smoothies"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,364 @@
+import Foundation
+import SpotlightEngine
+
+/// The on-device index of the app's searchable items.
+///
+/// ```swift
+/// let index = CSSearchableIndex(name: "smoothies")
+/// try await index.indexSearchableItems(items)
+/// try await index.deleteSearchableItems(withDomainIdentifiers: ["archived"])
+/// ```
+///
+/// Each (app, index name) is one durable SQLite store under `StoreLocation.rootDirectory`. A completion handler
+/// is called once the change is committed and durable, and the next query sees it (Apple only promises that the
+/// change was journaled). Calls on one index instance are applied in the order they were made.
+///
+/// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex>
+open class CSSearchableIndex: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: mutable state (the batch) is behind `state`'s lock; work runs on the serial `queue`.
+
+    /// The index name; `nil` for the default index.
+    internal let indexName: String?
+    /// The app whose items this index holds, fixed when the index is created.
+    internal let applicationIdentifier: String
+    internal let root: URL
+    /// The protection class passed at creation.
+    // Deviation: protection classes are recorded but not enforced (no per-class encryption on Linux yet).
+    public let protectionClass: FileProtectionType?
+
+    /// The object the index asks to reindex items.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/indexdelegate>
+    open weak var indexDelegate: (any CSSearchableIndexDelegate)?
+
+    private let queue: DispatchQueue
+    private let state = IndexState()
+
+    /// Whether indexing works on this machine: the index directory can be created and written.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/isindexingavailable()>
+    open class func isIndexingAvailable() -> Bool {
+        let root = StoreLocation.rootDirectory
+        var probe = root
+        while !FileManager.default.fileExists(atPath: probe.path), probe.path != "/" {
+            probe.deleteLastPathComponent()
+        }
+        return FileManager.default.isWritableFile(atPath: probe.path)
+    }
+
+    private static let defaults = LockedDefaults()
+
+    /// The app's default index. It does not support batching or client state.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/default()>
+    open class func `default`() -> Self {
+        let app = StoreLocation.applicationIdentifier
+        let root = StoreLocation.rootDirectory
+        return defaults.index(app: app, root: root) { CSSearchableIndex(indexName: nil, protectionClass: nil) } as! Self
+    }
+
+    /// Creates a named index. The name identifies the index's client state; queries search all of the app's
+    /// indexes.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/init(name:)>
+    public convenience init(name: String) {
+        self.init(name: name, protectionClass: nil)
+    }
+
+    /// Creates a named index whose items have the given protection class.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/init(name:protectionclass:)>
+    public convenience init(name: String, protectionClass: FileProtectionType?) {
+        self.init(indexName: name, protectionClass: protectionClass)
+    }
+
+    internal init(indexName: String?, protectionClass: FileProtectionType?) {
+        self.indexName = indexName
+        self.protectionClass = protectionClass
+        self.applicationIdentifier = StoreLocation.applicationIdentifier
+        self.root = StoreLocation.rootDirectory
+        self.queue = DispatchQueue(label: "OpenCoreSpotlight.CSSearchableIndex.\(indexName ?? "default")")
+        super.init()
+    }
+
+    open override var description: String {
+        "<CSSearchableIndex: \(indexName ?? "default") app: \(applicationIdentifier)>"
+    }
+
+    /// The engine store behind this index.
+    internal func store() throws -> IndexStore {
+        try StoreRegistry.store(app: applicationIdentifier, indexName: indexName ?? StoreLocation.defaultIndexName,
+                                root: root)
+    }
+
+    // MARK: - Indexing
+
+    /// Adds items to the index, or replaces (or, with `isUpdate`, updates) items with the same identifiers.
+    ///
+    /// Invalid items (an empty identifier, a NaN coordinate, a custom value of the wrong type, a value over the
+    /// limits of `IndexLimits`) fail the whole call with `CSIndexError.invalidItemError`; nothing is indexed.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/indexsearchableitems(_:completionhandler:)>
+    open func indexSearchableItems(_ items: [CSSearchableItem], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        let now = Date()
+        let operations: [IndexOperation]
+        do {
+            operations = try items.map { try ItemConversion.operation(for: $0, now: now) }
+        } catch {
+            complete(completionHandler, CSIndexError.from(error))
+            return
+        }
+        submit(operations, batchable: true, completionHandler: completionHandler)
+    }
+
+    /// Removes items by identifier. Unknown identifiers are ignored.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/deletesearchableitems(withidentifiers:completionhandler:)>
+    open func deleteSearchableItems(withIdentifiers identifiers: [String], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        submit([.delete(identifiers: identifiers)], batchable: true, completionHandler: completionHandler)
+    }
+
+    /// Removes the items of the given domains and of their subdomains (`a.b` also removes `a.b.c`).
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/deletesearchableitems(withdomainidentifiers:completionhandler:)>
+    open func deleteSearchableItems(withDomainIdentifiers domainIdentifiers: [String], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        submit([.deleteDomains(domainIdentifiers)], batchable: true, completionHandler: completionHandler)
+    }
+
+    /// Removes every item of this index and forgets its client state.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/deleteallsearchableitems(completionhandler:)>
+    open func deleteAllSearchableItems(completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        submit([.deleteAll], batchable: true, completionHandler: completionHandler)
+    }
+
+    // MARK: - Batching
+
+    /// Starts a batch: index and delete calls are collected until `endBatch(withClientState:completionHandler:)`,
+    /// which commits them and the client state in one atomic, durable transaction. Their completion handlers
+    /// are called when the batch ends.
+    ///
+    /// On the default index batching is not supported: calls are applied at once and ending the batch fails with
+    /// `CSIndexError.invalidClientStateError`.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/beginbatch()>
+    open func beginBatch() {
+        guard indexName != nil else { return }
+        state.withLock { $0.batch = Batch() }
+    }
+
+    /// Ends the batch, storing `clientState` with it atomically.
+    ///
+    /// - Throws (through the handler): `invalidClientStateError` on the default index or when the state is 250
+    ///   bytes or more; nothing of the batch is applied then.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/endbatch(withclientstate:completionhandler:)>
+    open func endBatch(withClientState clientState: Data, completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        endBatch(.set(clientState), completionHandler: completionHandler)
+    }
+
+    /// Ends the batch if the stored client state equals `expectedClientState` (`nil`: none stored yet), storing
+    /// `newClientState` with it; otherwise applies nothing and fails with `CSIndexError.mismatchedClientState`.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/endindexbatch(expectedclientstate:newclientstate:completionhandler:)>
+    open func endIndexBatch(expectedClientState: Data?, newClientState: Data, completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        endBatch(.compareAndSet(expected: expectedClientState, new: newClientState), completionHandler: completionHandler)
+    }
+
+    /// The spelling of `endIndexBatch(expectedClientState:newClientState:completionHandler:)` used in some of
+    /// Apple's material.
+    // Deviation: an alias of Apple's Swift name, kept because both spellings appear in Apple's material.
+    open func endBatch(expectedClientState: Data?, newClientState: Data, completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        endIndexBatch(expectedClientState: expectedClientState, newClientState: newClientState, completionHandler: completionHandler)
+    }
+
+    /// The largest client state accepted, in bytes (Apple: "less than 250 bytes").
+    public static let maximumClientStateSize = 249
+
+    private func endBatch(_ change: IndexStore.ClientStateChange, completionHandler: (@Sendable ((any Error)?) -> Void)?) {
+        let batch = state.withLock { s -> Batch? in
+            defer { s.batch = nil }
+            return s.batch
+        }
+        let completions = (batch?.completions ?? []) + [completionHandler].compactMap { $0 }
+        let finish: @Sendable ((any Error)?) -> Void = { error in
+            for completion in completions { completion(error) }
+        }
+        guard indexName != nil else {
+            complete(finish, CSIndexError(.invalidClientStateError,
+                message: "batching and client state are not supported on the default index; use CSSearchableIndex(name:)"))
+            return
+        }
+        let newState: Data
+        switch change {
+        case .set(let d), .compareAndSet(_, let d): newState = d
+        case .keep: newState = Data()
+        }
+        if newState.count > Self.maximumClientStateSize {
+            complete(finish, CSIndexError(.invalidClientStateError,
+                message: "client state is \(newState.count) bytes; it must be less than 250 bytes"))
+            return
+        }
+        let operations = batch?.operations ?? []
+        queue.async {
+            do {
+                try self.store().apply(operations, clientState: change)
+                finish(nil)
+            } catch {
+                finish(CSIndexError.from(error))
+            }
+        }
+    }
+
+    /// Fetches the client state stored with the last batch; `nil` when none is stored.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/fetchlastclientstate(completionhandler:)>
+    open func fetchLastClientState(completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {
+        guard indexName != nil else {
+            queue.async {
+                completionHandler(nil, CSIndexError(.invalidClientStateError,
+                    message: "client state is not supported on the default index; use CSSearchableIndex(name:)"))
+            }
+            return
+        }
+        queue.async {
+            do {
+                completionHandler(try self.store().clientState(), nil)
+            } catch {
+                completionHandler(nil, CSIndexError.from(error))
+            }
+        }
+    }
+
+    // MARK: - Plumbing
+
+    private func submit(_ operations: [IndexOperation], batchable: Bool,
+                        completionHandler: (@Sendable ((any Error)?) -> Void)?) {
+        let buffered = state.withLock { s -> Bool in
+            guard batchable, s.batch != nil else { return false }
+            s.batch?.operations += operations
+            if let completionHandler { s.batch?.completions.append(completionHandler) }
+            return true
+        }
+        if buffered { return }
+        queue.async {
+            do {
+                try self.store().apply(operations)
+                completionHandler?(nil)
+            } catch {
+                completionHandler?(CSIndexError.from(error))
+            }
+        }
+    }
+
+    private func complete(_ handler: (@Sendable ((any Error)?) -> Void)?, _ error: (any Error)?) {
+        guard let handler else { return }
+        queue.async { handler(error) }
+    }
+
+    /// Waits until every change submitted so far on this index instance is applied.
+    internal func waitUntilIdle() {
+        queue.sync {}
+    }
+}
+
+// MARK: - async forms
+
+extension CSSearchableIndex {
+    /// Adds or updates items. See `indexSearchableItems(_:completionHandler:)`.
+    public func indexSearchableItems(_ items: [CSSearchableItem]) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            indexSearchableItems(items) { error in error.map { c.resume(throwing: $0) } ?? c.resume() }
+        }
+    }
+
+    /// Removes items by identifier. See `deleteSearchableItems(withIdentifiers:completionHandler:)`.
+    public func deleteSearchableItems(withIdentifiers identifiers: [String]) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            deleteSearchableItems(withIdentifiers: identifiers) { error in error.map { c.resume(throwing: $0) } ?? c.resume() }
+        }
+    }
+
+    /// Removes items of domains and subdomains. See `deleteSearchableItems(withDomainIdentifiers:completionHandler:)`.
+    public func deleteSearchableItems(withDomainIdentifiers domainIdentifiers: [String]) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            deleteSearchableItems(withDomainIdentifiers: domainIdentifiers) { error in
+                error.map { c.resume(throwing: $0) } ?? c.resume()
+            }
+        }
+    }
+
+    /// Removes every item and the client state. See `deleteAllSearchableItems(completionHandler:)`.
+    public func deleteAllSearchableItems() async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            deleteAllSearchableItems { error in error.map { c.resume(throwing: $0) } ?? c.resume() }
+        }
+    }
+
+    /// Ends the batch with a client state. See `endBatch(withClientState:completionHandler:)`.
+    public func endBatch(withClientState clientState: Data) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            endBatch(withClientState: clientState) { error in error.map { c.resume(throwing: $0) } ?? c.resume() }
+        }
+    }
+
+    /// Ends the batch with compare-and-swap of the client state.
+    /// See `endIndexBatch(expectedClientState:newClientState:completionHandler:)`.
+    public func endIndexBatch(expectedClientState: Data?, newClientState: Data) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            endIndexBatch(expectedClientState: expectedClientState, newClientState: newClientState) { error in
+                error.map { c.resume(throwing: $0) } ?? c.resume()
+            }
+        }
+    }
+
+    /// Alias of `endIndexBatch(expectedClientState:newClientState:)`.
+    public func endBatch(expectedClientState: Data?, newClientState: Data) async throws {
+        try await endIndexBatch(expectedClientState: expectedClientState, newClientState: newClientState)
+    }
+
+    /// The client state stored with the last batch.
+    // Deviation: Apple's async form returns `Data`; with no stored state it returns empty `Data`, as Apple's does.
+    public func fetchLastClientState() async throws -> Data {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Data, any Error>) in
+            fetchLastClientState { data, error in
+                if let error { c.resume(throwing: error) } else { c.resume(returning: data ?? Data()) }
+            }
+        }
+    }
+}
+
+// MARK: - State
+
+private struct Batch {
+    var operations: [IndexOperation] = []
+    var completions: [@Sendable ((any Error)?) -> Void] = []
+}
+
+private final class IndexState: @unchecked Sendable {
+    // @unchecked Sendable: every access goes through `lock`.
+    private let lock = NSLock()
+    private var value = (batch: Batch?.none, unused: 0)
+
+    func withLock<R>(_ body: (inout (batch: Batch?, unused: Int)) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+private final class LockedDefaults: @unchecked Sendable {
+    // @unchecked Sendable: every access goes through `lock`.
+    private let lock = NSLock()
+    private var indexes: [String: CSSearchableIndex] = [:]
+
+    func index(app: String, root: URL, make: () -> CSSearchableIndex) -> CSSearchableIndex {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = root.path + "\u{0}" + app
+        if let index = indexes[key] { return index }
+        let index = make()
+        indexes[key] = index
+        return index
+    }
+}

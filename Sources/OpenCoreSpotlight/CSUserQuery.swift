@@ -1,0 +1,295 @@
+import Foundation
+import SpotlightEngine
+import SpotlightQueryLanguage
+import SpotlightText
+
+/// A search of the app's items for text a person typed, with ranked results and suggestions.
+///
+/// ```swift
+/// let context = CSUserQueryContext()
+/// context.fetchAttributes = ["title"]
+/// context.enableRankedResults = true
+/// context.maxSuggestionCount = 5
+/// let query = CSUserQuery(userQueryString: "berry smo", userQueryContext: context)
+/// for try await response in query.responses {
+///     switch response {
+///     case .item(let item): print(item.item.attributeSet.title ?? "")
+///     case .suggestion(let suggestion): print("→", suggestion.suggestion.localizedAttributedSuggestion)
+///     }
+/// }
+/// ```
+///
+/// Typed text matches as a search field should: every word must match a word of an item (title, names,
+/// keywords, description, body, custom keys searchable by default), the last word as a prefix; case and diacritics
+/// are ignored and typos tolerated (none up to 4 letters, 1 up to 8, 2 beyond; a transposition is one typo).
+/// Results are ranked by `Ranking` — match quality, the attribute that matched, `rankingHint`, `lastUsedDate` and
+/// engagement reported with `userEngaged` — and arrive best first. `AppSearch` explains a ranking.
+///
+/// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery>
+open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
+    internal let userQueryString: String
+    internal let userContext: CSUserQueryContext
+    private var _foundSuggestionCount = 0
+    private var _foundSuggestionsHandler: (@Sendable ([CSSuggestion]) -> Void)?
+    private var suggestionsWanted = false
+
+    /// Creates a query for typed text. `nil` or empty text returns items by `rankingHint` and recency.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery/init(userquerystring:userquerycontext:)>
+    public init(userQueryString: String?, userQueryContext: CSUserQueryContext?) {
+        let context = (userQueryContext?.copy() as? CSUserQueryContext) ?? {
+            // Apple's defaults without a context: display name fetched, suggestions on.
+            let c = CSUserQueryContext(currentSuggestion: nil)
+            c.fetchAttributes = ["displayName"]
+            return c
+        }()
+        var text = userQueryString ?? ""
+        if text.trimmingCharacters(in: .whitespaces).isEmpty, let suggestion = context.currentSuggestion {
+            text = suggestion.text
+        }
+        self.userQueryString = text
+        self.userContext = context
+        super.init(queryString: text, queryContext: context)
+    }
+
+    /// Loads what queries need before the search UI appears. Idempotent.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery/prepare()>
+    open class func prepare() {
+        _ = try? StoreRegistry.stores(app: OpenSpotlight.applicationIdentifier)
+    }
+
+    /// Loads what queries of these protection classes need. Idempotent.
+    open class func prepareProtectionClasses(_ protectionClasses: [FileProtectionType]) {
+        prepare()
+    }
+
+    /// The number of suggestions in the latest list.
+    open var foundSuggestionCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return _foundSuggestionCount
+    }
+
+    /// Called with the complete, ordered list of suggestions (replace what you show; don't append).
+    open var foundSuggestionsHandler: (@Sendable ([CSSuggestion]) -> Void)? {
+        get { lock.lock(); defer { lock.unlock() }; return _foundSuggestionsHandler }
+        set { lock.lock(); _foundSuggestionsHandler = newValue; lock.unlock() }
+    }
+
+    // MARK: - Execution
+
+    private var suggestionSink: (([CSSuggestion]) -> Void)?
+
+    override func execute(deliver: ([CSSearchableItem]) -> Void) throws {
+        let filter = try compiledPredicate(includeQueryString: false)?.0
+        let engagement = try? EngagementStore.forApp(applicationIdentifier, root: root)
+        let boosts = (try? engagement?.boosts(for: userQueryString)) ?? [:]
+        let limit = userContext.maxResultCount
+        let stores = try stores()
+        var options = TextSearchOptions(limit: limit)
+        options.boosts = boosts
+        if let filter {
+            options.filter = { StoredItemMatcher.matches(filter, $0) }
+        }
+        var hits: [SearchHit] = []
+        for store in stores {
+            if isCancelled { return }
+            hits += try store.search(userQueryString, options: options)
+        }
+        hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.item.uniqueIdentifier < $1.item.uniqueIdentifier }
+        if limit > 0, hits.count > limit { hits.removeLast(hits.count - limit) }
+        let fetch = userContext.fetchAttributes
+        let ranked = userContext.enableRankedResults
+        var batch: [CSSearchableItem] = []
+        for (position, hit) in hits.enumerated() {
+            if isCancelled { return }
+            let item = ItemConversion.searchableItem(hit.item, fetchAttributes: fetch)
+            if ranked, position < max(userContext.maxRankedResultCount, 0) { item._rank = position }
+            batch.append(item)
+            if batch.count == Self.batchSize {
+                deliver(batch)
+                batch.removeAll()
+            }
+        }
+        if !batch.isEmpty { deliver(batch) }
+
+        let wantSuggestions = userContext.maxSuggestionCount > 0 && (foundSuggestionsHandler != nil || suggestionsWanted)
+        if wantSuggestions, !isCancelled {
+            let suggestions = try SuggestionBuilder(
+                typed: userQueryString, stores: stores, engagement: engagement, filter: filter,
+                limit: userContext.maxSuggestionCount, ranked: ranked
+            ).build()
+            lock.lock()
+            _foundSuggestionCount = suggestions.count
+            let handler = _foundSuggestionsHandler
+            let sink = suggestionSink
+            lock.unlock()
+            if let handler { handlerQueue.sync { handler(suggestions) } }
+            sink?(suggestions)
+        }
+    }
+
+    // MARK: - Engagement
+
+    /// Reports that the person acted on `item` while `visibleItems` were shown. It is persisted and raises the item
+    /// for this query and, less, for any query.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery/userengaged(_:visibleitems:interaction:)>
+    public func userEngaged(_ item: Item, visibleItems: [Item], interaction: UserInteractionKind) {
+        let weight = interaction == .focus ? 0.25 : 1
+        try? EngagementStore.forApp(applicationIdentifier, root: root)
+            .recordItem(item.item.uniqueIdentifier, query: userQueryString, weight: weight)
+    }
+
+    /// Reports that the person picked or focused a suggestion; later suggestions for similar text rank it higher.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery/userengaged(_:visiblesuggestions:interaction:)>
+    public func userEngaged(_ suggestion: Suggestion, visibleSuggestions: [Suggestion], interaction: UserInteractionKind) {
+        let weight = interaction == .focus ? 0.25 : 1
+        try? EngagementStore.forApp(applicationIdentifier, root: root)
+            .recordQuery(suggestion.suggestion.text, weight: weight)
+    }
+
+    /// How the person engaged with a result.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery/userinteractionkind>
+    public enum UserInteractionKind: Int, Sendable, Hashable {
+        /// Opened or tapped.
+        case select = 0
+        /// Highlighted (keyboard focus, hover).
+        case focus = 1
+        public static let `default`: UserInteractionKind = .select
+    }
+
+    // MARK: - async responses
+
+    /// An item found by a user query.
+    public struct Item: Sendable, Hashable, Identifiable, Comparable {
+        public let item: CSSearchableItem
+        public init(item: CSSearchableItem) { self.item = item }
+        public var id: String { item.uniqueIdentifier }
+        public static func == (lhs: Item, rhs: Item) -> Bool { lhs.item.uniqueIdentifier == rhs.item.uniqueIdentifier }
+        public func hash(into hasher: inout Hasher) { hasher.combine(item.uniqueIdentifier) }
+        public static func < (lhs: Item, rhs: Item) -> Bool {
+            switch lhs.item.compare(byRank: rhs.item) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: return lhs.item.uniqueIdentifier < rhs.item.uniqueIdentifier
+            }
+        }
+    }
+
+    /// A suggestion found by a user query.
+    public struct Suggestion: Sendable, Hashable, Identifiable, Comparable {
+        public let suggestion: CSSuggestion
+        public init(suggestion: CSSuggestion) { self.suggestion = suggestion }
+        public var id: String { suggestion.text }
+        public static func == (lhs: Suggestion, rhs: Suggestion) -> Bool { lhs.suggestion.isEqual(rhs.suggestion) }
+        public func hash(into hasher: inout Hasher) { hasher.combine(suggestion.text) }
+        public static func < (lhs: Suggestion, rhs: Suggestion) -> Bool {
+            lhs.suggestion.compare(byRank: rhs.suggestion) == .orderedAscending
+        }
+    }
+
+    /// The items and suggestions of a query as one asynchronous sequence. Reading this property starts the query;
+    /// do not also call `start()`. Items come first, best first, then the suggestions.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery/responses-swift.property>
+    public var responses: Responses {
+        Responses(stream: stream(items: true, suggestions: true))
+    }
+
+    /// Only the suggestions of the query. Reading this property starts the query.
+    public var suggestions: Suggestions {
+        let base = stream(items: false, suggestions: true)
+        let (stream, continuation) = AsyncThrowingStream<Suggestion, any Error>.makeStream()
+        Task {
+            do {
+                for try await response in base {
+                    if case .suggestion(let s) = response { continuation.yield(s) }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        return Suggestions(stream: stream)
+    }
+
+    private func stream(items: Bool, suggestions: Bool) -> AsyncThrowingStream<Responses.Response, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Responses.Response, any Error>.makeStream()
+        guard markStarted() else {
+            continuation.finish(throwing: CSSearchQueryError(.unknown, message: "a query can be started once"))
+            return stream
+        }
+        lock.lock()
+        suggestionsWanted = suggestions
+        suggestionSink = { list in list.forEach { continuation.yield(.suggestion(Suggestion(suggestion: $0))) } }
+        lock.unlock()
+        continuation.onTermination = { [weak self] termination in
+            if case .cancelled = termination { self?.cancel() }
+        }
+        DispatchQueue.global(qos: .userInitiated).async {
+            do {
+                try self.execute { batch in
+                    guard items else { return }
+                    for item in batch { continuation.yield(.item(Item(item: item))) }
+                }
+                if self.isCancelled {
+                    continuation.finish(throwing: CSSearchQueryError(.cancelled, message: "the query was cancelled"))
+                } else {
+                    continuation.finish()
+                }
+            } catch {
+                continuation.finish(throwing: CSSearchQueryError.from(error))
+            }
+        }
+        return stream
+    }
+
+    /// The responses of a user query.
+    public struct Responses: AsyncSequence, Sendable {
+        public typealias Element = Response
+        let stream: AsyncThrowingStream<Response, any Error>
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<Response, any Error>.AsyncIterator
+            public mutating func next() async throws -> Response? { try await base.next() }
+        }
+
+        /// An item or a suggestion.
+        public enum Response: Sendable, Hashable, Identifiable {
+            case item(Item)
+            case suggestion(Suggestion)
+
+            public var id: String {
+                switch self {
+                case .item(let i): return "item:" + i.id
+                case .suggestion(let s): return "suggestion:" + s.id
+                }
+            }
+        }
+    }
+
+    /// The suggestions of a user query.
+    public struct Suggestions: AsyncSequence, Sendable {
+        public typealias Element = Suggestion
+        let stream: AsyncThrowingStream<Suggestion, any Error>
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<Suggestion, any Error>.AsyncIterator
+            public mutating func next() async throws -> Suggestion? { try await base.next() }
+        }
+    }
+}
+
+/// Evaluates a compiled query-language predicate on a stored item (for `filterQueries`).
+enum StoredItemMatcher {
+    static func matches(_ query: CompiledQuery, _ item: StoredItem) -> Bool {
+        query.matches(StoredItemQueryView(item: item))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// A value stored in an item's attribute dictionary.
+///
+/// The engine never sees Apple's Objective-C-shaped types (`NSNumber`, `CSPerson`, …): the API layer converts them to
+/// `AttributeValue` on the way in and back on the way out, preserving the kind (a `Bool` stays a `Bool`, a `Date`
+/// stays a `Date`) so that values round-trip type-exactly.
+public enum AttributeValue: Sendable, Hashable {
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case date(Date)
+    case data(Data)
+    case url(URL)
+    /// A person: display name, handles (phone numbers, e-mail addresses…), the handle kind and an optional contact id.
+    case person(PersonValue)
+    /// Localizations of one string, language tag → text (`CSLocalizedString`).
+    case localized([String: String])
+    case array([AttributeValue])
+    /// `NSNull` stored as a custom attribute value.
+    case null
+}
+
+/// The engine's representation of `CSPerson`.
+public struct PersonValue: Sendable, Hashable {
+    public var displayName: String?
+    public var handles: [String]
+    public var handleIdentifier: String
+    public var contactIdentifier: String?
+
+    public init(displayName: String?, handles: [String], handleIdentifier: String, contactIdentifier: String? = nil) {
+        self.displayName = displayName
+        self.handles = handles
+        self.handleIdentifier = handleIdentifier
+        self.contactIdentifier = contactIdentifier
+    }
+}
+
+extension AttributeValue {
+    /// Every string this value contributes to text search, in order (array elements, a person's name and handles,
+    /// every localization).
+    public var searchableStrings: [String] {
+        switch self {
+        case .string(let s): return [s]
+        case .url(let u): return [u.absoluteString]
+        case .person(let p): return (p.displayName.map { [$0] } ?? []) + p.handles
+        case .localized(let l): return l.keys.sorted().compactMap { l[$0] }
+        case .array(let a): return a.flatMap(\.searchableStrings)
+        case .int, .double, .bool, .date, .data, .null: return []
+        }
+    }
+
+    /// The elements of an array value, or the value itself.
+    public var elements: [AttributeValue] {
+        if case .array(let a) = self { return a }
+        return [self]
+    }
+
+    /// The numeric value, if this is a number or a Boolean (stored as 0/1).
+    public var numericValue: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        case .bool(let b): return b ? 1 : 0
+        default: return nil
+        }
+    }
+
+    /// A rough size in bytes, used for the documented per-value limits.
+    public var approximateByteCount: Int {
+        switch self {
+        case .string(let s): return s.utf8.count
+        case .int, .double, .date: return 8
+        case .bool: return 1
+        case .data(let d): return d.count
+        case .url(let u): return u.absoluteString.utf8.count
+        case .person(let p):
+            return (p.displayName?.utf8.count ?? 0) + p.handles.reduce(0) { $0 + $1.utf8.count }
+                + p.handleIdentifier.utf8.count + (p.contactIdentifier?.utf8.count ?? 0)
+        case .localized(let l): return l.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        case .array(let a): return a.reduce(0) { $0 + $1.approximateByteCount }
+        case .null: return 0
+        }
+    }
+}

@@ -1,0 +1,399 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One durable index store: a SQLite database in WAL mode holding the items of one (app, index name), their
+/// inverted text index and the index's client state.
+///
+/// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
+/// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
+///
+/// Schema (format version 1):
+/// - `meta(key, value)`: `formatVersion`, `clientState`.
+/// - `item(id, uid, domain, expires, hint, lastUsed, attrs)`: one row per item; `attrs` is `ValueCodec` bytes.
+/// - `term(id, text, df)`: the vocabulary of folded tokens with their document frequency. Terms are never
+///   deleted or renumbered, so a process may cache term ids.
+/// - `posting(term, item, tiers)`: which items contain which term, with the tier mask of `TextIndexer`.
+public final class IndexStore: Sendable {
+    /// The format this version writes and reads.
+    public static let formatVersion = 1
+
+    /// The store file.
+    public let url: URL
+    let pool: DatabasePool
+    private let termCache = LockedBox<[String: Int64]>([:])
+
+    /// Opens (and creates if needed) the store at `url`.
+    ///
+    /// - Throws: `EngineError` `.indexUnavailable` when the file cannot be created or opened, `.corruptIndex` when
+    ///   it is not a readable store, `.unsupportedFormat` when a newer version wrote it.
+    public init(url: URL, create: Bool = true) throws {
+        self.url = url
+        let fm = FileManager.default
+        if !fm.fileExists(atPath: url.path) {
+            guard create else { throw EngineError(.indexUnavailable, "no index at \(url.path)") }
+            do {
+                try StoreLocation.createPrivateDirectory(url.deletingLastPathComponent())
+            } catch {
+                throw EngineError(.indexUnavailable, "cannot create \(url.deletingLastPathComponent().path): \(error)")
+            }
+            // Create the file ourselves with mode 0600; SQLite gives the -wal and -shm files the same mode.
+            let fd = open(url.path, O_CREAT | O_RDWR, 0o600)
+            if fd < 0 {
+                throw EngineError(.indexUnavailable, "cannot create \(url.path): \(String(cString: strerror(errno)))")
+            }
+            closeDescriptor(fd)
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(30)
+        config.label = "OpenSpotlight.IndexStore"
+        config.prepareDatabase { db in
+            // FULL: a committed batch survives power loss, not only a crash of the process.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: url.path, configuration: config)
+        } catch let error as DatabaseError {
+            throw Self.map(error, url: url)
+        } catch {
+            throw EngineError(.indexUnavailable, "cannot open \(url.path): \(error)")
+        }
+        do {
+            try migrate()
+        } catch let error as DatabaseError {
+            throw Self.map(error, url: url)
+        }
+    }
+
+    static func map(_ error: DatabaseError, url: URL) -> EngineError {
+        switch error.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return EngineError(.corruptIndex, "the index at \(url.path) is damaged: \(error.message ?? "\(error)")")
+        case .SQLITE_FULL:
+            return EngineError(.indexUnavailable, "the disk is full: \(url.path)")
+        case .SQLITE_INTERRUPT:
+            return EngineError(.cancelled, "cancelled")
+        default:
+            return EngineError(.indexUnavailable, "index at \(url.path): \(error.message ?? "\(error)")")
+        }
+    }
+
+    func mapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw Self.map(error, url: url)
+        }
+    }
+
+    private func migrate() throws {
+        try pool.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BLOB)")
+            let version = try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'")
+            if let version {
+                if version > Self.formatVersion {
+                    throw EngineError(.unsupportedFormat,
+                        "the index at \(url.path) has format \(version); this version reads format \(Self.formatVersion)")
+                }
+                return
+            }
+            try db.execute(sql: """
+                CREATE TABLE item(
+                    id INTEGER PRIMARY KEY,
+                    uid TEXT NOT NULL UNIQUE,
+                    domain TEXT,
+                    expires REAL NOT NULL,
+                    hint REAL,
+                    lastUsed REAL,
+                    attrs BLOB NOT NULL);
+                CREATE INDEX item_domain ON item(domain) WHERE domain IS NOT NULL;
+                CREATE INDEX item_expires ON item(expires);
+                CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE posting(
+                    term INTEGER NOT NULL, item INTEGER NOT NULL, tiers INTEGER NOT NULL,
+                    PRIMARY KEY(term, item)) WITHOUT ROWID;
+                CREATE INDEX posting_item ON posting(item);
+                INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
+                """)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Applies operations in one transaction, optionally checking and setting the client state with them.
+    ///
+    /// - Parameters:
+    ///   - operations: applied in order; a later operation sees the effect of an earlier one.
+    ///   - clientState: `.set(data)` stores the state with the batch; `.compareAndSet(expected:new:)` first checks
+    ///     that the stored state equals `expected` (nil = none stored) and applies nothing if it does not.
+    ///   - now: the current time, for purging expired items.
+    public func apply(_ operations: [IndexOperation], clientState: ClientStateChange = .keep, now: Date = Date()) throws {
+        var newTerms: [String: Int64] = [:]
+        try mapped {
+            try pool.write { db in
+                if case .compareAndSet(let expected, _) = clientState {
+                    let stored = try Self.clientState(db)
+                    if stored != expected {
+                        throw EngineError(.mismatchedClientState,
+                            "the stored client state (\(stored?.count ?? 0) bytes) does not match the expected state")
+                    }
+                }
+                var writer = Writer(db: db, store: self, newTerms: [:], now: now)
+                try writer.purgeExpired(now: now)
+                for operation in operations {
+                    try writer.apply(operation)
+                }
+                try writer.flushDocumentFrequencies()
+                switch clientState {
+                case .keep: break
+                case .set(let data), .compareAndSet(_, let data):
+                    try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('clientState', ?)",
+                                   arguments: [data])
+                }
+                newTerms = writer.newTerms
+            }
+        }
+        if !newTerms.isEmpty {
+            termCache.withLock { $0.merge(newTerms) { a, _ in a } }
+        }
+    }
+
+    /// Deletes items whose expiration date has passed. Returns how many were deleted.
+    @discardableResult
+    public func purgeExpired(now: Date = Date()) throws -> Int {
+        try mapped {
+            try pool.write { db in
+                var writer = Writer(db: db, store: self, newTerms: [:], now: now)
+                let n = try writer.purgeExpired(now: now)
+                try writer.flushDocumentFrequencies()
+                return n
+            }
+        }
+    }
+
+    /// A change of client state that goes with a batch.
+    public enum ClientStateChange: Sendable {
+        case keep
+        case set(Data)
+        case compareAndSet(expected: Data?, new: Data)
+    }
+
+    func cachedTermID(_ text: String) -> Int64? {
+        termCache.value[text]
+    }
+
+    static func clientState(_ db: Database) throws -> Data? {
+        try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'clientState'")
+    }
+
+    /// The last client state stored with a batch, or nil if none.
+    public func clientState() throws -> Data? {
+        try mapped { try pool.read { try Self.clientState($0) } }
+    }
+
+    // MARK: - Reading
+
+    /// The item with this identifier, if it exists and has not expired.
+    public func item(withIdentifier uid: String, now: Date = Date()) throws -> StoredItem? {
+        try mapped {
+            try pool.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT uid, domain, expires, attrs FROM item WHERE uid = ? AND expires > ?",
+                                           arguments: [uid, now.timeIntervalSinceReferenceDate])
+                return try row.map(Self.storedItem)
+            }
+        }
+    }
+
+    static func storedItem(_ row: Row) throws -> StoredItem {
+        let bytes: [UInt8] = (row["attrs"] as Data?).map { [UInt8]($0) } ?? []
+        let decoded = try ValueCodec.decode(bytes)
+        return StoredItem(
+            uniqueIdentifier: row["uid"], domainIdentifier: row["domain"],
+            expirationDate: Date(timeIntervalSinceReferenceDate: row["expires"]),
+            attributes: decoded.attributes, customAttributes: decoded.custom)
+    }
+
+    /// Runs `body` on a consistent snapshot of the store.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try mapped { try pool.read(body) }
+    }
+
+    /// Checks the file's integrity with SQLite's `quick_check` and the store's own invariants.
+    public func checkIntegrity() throws {
+        let problems: [String] = try mapped {
+            try pool.read { db in
+                var problems = try String.fetchAll(db, sql: "PRAGMA quick_check").filter { $0 != "ok" }
+                let orphans = try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM posting WHERE item NOT IN (SELECT id FROM item)
+                    """) ?? 0
+                if orphans > 0 { problems.append("\(orphans) postings point to no item") }
+                return problems
+            }
+        }
+        if !problems.isEmpty {
+            throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: " + problems.prefix(5).joined(separator: "; "))
+        }
+    }
+
+    /// Closes the store's connections. The object must not be used afterwards.
+    public func close() throws {
+        try pool.close()
+    }
+}
+
+/// The write path of one transaction.
+struct Writer {
+    let db: Database
+    let store: IndexStore
+    var newTerms: [String: Int64]
+    var dfDelta: [Int64: Int] = [:]
+    let now: Date
+
+    init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date) {
+        self.db = db
+        self.store = store
+        self.newTerms = newTerms
+        self.now = now
+    }
+
+    mutating func apply(_ operation: IndexOperation) throws {
+        switch operation {
+        case .upsert(let item, let isUpdate, let cleared, let clearedCustom):
+            try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom)
+        case .delete(let identifiers):
+            for uid in identifiers {
+                if let row = try Row.fetchOne(db, sql: "SELECT id, attrs FROM item WHERE uid = ?", arguments: [uid]) {
+                    try deleteRow(row)
+                }
+            }
+        case .deleteDomains(let domains):
+            for domain in domains {
+                let escaped = domain.replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT id, attrs FROM item WHERE domain = ? OR domain LIKE ? ESCAPE '\\'
+                    """, arguments: [domain, escaped + ".%"])
+                for row in rows { try deleteRow(row) }
+            }
+        case .deleteAll:
+            try db.execute(sql: "DELETE FROM posting; DELETE FROM item; UPDATE term SET df = 0; DELETE FROM meta WHERE key = 'clientState'")
+            dfDelta.removeAll()
+        }
+    }
+
+    @discardableResult
+    mutating func purgeExpired(now: Date) throws -> Int {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, attrs FROM item WHERE expires <= ?",
+                                    arguments: [now.timeIntervalSinceReferenceDate])
+        for row in rows { try deleteRow(row) }
+        return rows.count
+    }
+
+    private mutating func deleteRow(_ row: Row) throws {
+        let id: Int64 = row["id"]
+        let decoded = try ValueCodec.decode([UInt8](row["attrs"] as Data))
+        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom)
+        try removePostings(item: id, terms: Array(terms.keys))
+        try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+    }
+
+    private mutating func upsert(_ item: StoredItem, isUpdate: Bool, cleared: Set<String>, clearedCustom: Set<String>) throws {
+        let existing = try Row.fetchOne(db, sql: "SELECT id, domain, attrs FROM item WHERE uid = ?",
+                                        arguments: [item.uniqueIdentifier])
+        if item.expirationDate <= now {
+            // Indexing an item that has already expired removes it: it could never be returned.
+            if let existing { try deleteRow(existing) }
+            return
+        }
+        var attributes = item.attributes
+        var custom = item.customAttributes
+        var domain = item.domainIdentifier
+        var oldTerms: [String: UInt8] = [:]
+        if let existing {
+            let old = try ValueCodec.decode([UInt8](existing["attrs"] as Data))
+            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom)
+            if isUpdate {
+                attributes = old.attributes.merging(item.attributes) { _, new in new }
+                for name in cleared { attributes[name] = nil }
+                custom = old.custom.merging(item.customAttributes) { _, new in new }
+                for name in clearedCustom { custom[name] = nil }
+                domain = item.domainIdentifier ?? existing["domain"]
+            }
+        } else if isUpdate {
+            // Apple's header: an update of an item that does not exist is dropped.
+            return
+        }
+        let merged = StoredItem(uniqueIdentifier: item.uniqueIdentifier, domainIdentifier: domain,
+                                expirationDate: item.expirationDate, attributes: attributes, customAttributes: custom)
+        let bytes = Data(ValueCodec.encode(attributes: attributes, custom: custom))
+        let hint = merged.rankingHint
+        let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
+        let id: Int64
+        if let existing {
+            id = existing["id"]
+            try db.execute(sql: """
+                UPDATE item SET domain = ?, expires = ?, hint = ?, lastUsed = ?, attrs = ? WHERE id = ?
+                """, arguments: [domain, item.expirationDate.timeIntervalSinceReferenceDate, hint, lastUsed, bytes, id])
+        } else {
+            try db.execute(sql: """
+                INSERT INTO item(uid, domain, expires, hint, lastUsed, attrs) VALUES(?, ?, ?, ?, ?, ?)
+                """, arguments: [item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
+                                 hint, lastUsed, bytes])
+            id = db.lastInsertedRowID
+        }
+        let newTerms = TextIndexer.terms(attributes: attributes, custom: custom)
+        let removed = oldTerms.keys.filter { newTerms[$0] == nil }
+        try removePostings(item: id, terms: removed)
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO posting(term, item, tiers) VALUES(?, ?, ?)
+            ON CONFLICT(term, item) DO UPDATE SET tiers = excluded.tiers
+            """)
+        for (text, tiers) in newTerms where oldTerms[text] != tiers {
+            let termID = try termID(for: text)
+            try insert.execute(arguments: [termID, id, Int(tiers)])
+            if oldTerms[text] == nil { dfDelta[termID, default: 0] += 1 }
+        }
+    }
+
+    private mutating func removePostings(item: Int64, terms: [String]) throws {
+        guard !terms.isEmpty else { return }
+        let delete = try db.cachedStatement(sql: "DELETE FROM posting WHERE term = ? AND item = ?")
+        for text in terms {
+            guard let termID = try existingTermID(for: text) else { continue }
+            try delete.execute(arguments: [termID, item])
+            if db.changesCount > 0 { dfDelta[termID, default: 0] -= 1 }
+        }
+    }
+
+    private func existingTermID(for text: String) throws -> Int64? {
+        if let id = newTerms[text] ?? store.cachedTermID(text) { return id }
+        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?"), arguments: [text])
+    }
+
+    private mutating func termID(for text: String) throws -> Int64 {
+        if let id = try existingTermID(for: text) {
+            return id
+        }
+        try db.cachedStatement(sql: "INSERT INTO term(text) VALUES(?)").execute(arguments: [text])
+        let id = db.lastInsertedRowID
+        newTerms[text] = id
+        return id
+    }
+
+    mutating func flushDocumentFrequencies() throws {
+        let update = try db.cachedStatement(sql: "UPDATE term SET df = max(0, df + ?) WHERE id = ?")
+        for (term, delta) in dfDelta where delta != 0 {
+            try update.execute(arguments: [delta, term])
+        }
+        dfDelta.removeAll()
+    }
+}
+
+private func closeDescriptor(_ fd: Int32) {
+    _ = close(fd)
+}

@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+import SpotlightQueryLanguage
+
+/// Lets the query language evaluate a predicate over a stored item.
+///
+/// Attribute names resolve, in order, to: the item's identity (`uniqueIdentifier`, `domainIdentifier`,
+/// `expirationDate`), an attribute-set property or its `kMDItem…` alias, a searchable custom key. Unknown names
+/// are absent.
+public struct StoredItemQueryView: QueryItem {
+    public let item: StoredItem
+
+    public init(item: StoredItem) {
+        self.item = item
+    }
+
+    public func queryValues(forAttribute name: String) -> [QueryValue]? {
+        switch name {
+        case "uniqueIdentifier", "kMDItemIdentifier":
+            return [.string(item.uniqueIdentifier)]
+        case "domainIdentifier":
+            return item.domainIdentifier.map { [.string($0)] }
+        case "expirationDate":
+            return [.date(item.expirationDate)]
+        default:
+            break
+        }
+        if let descriptor = AttributeCatalog.descriptor(named: name) {
+            return item.attributes[descriptor.name].map(Self.queryValues)
+        }
+        if let custom = item.customAttributes[name], custom.isSearchable {
+            return Self.queryValues(custom.value)
+        }
+        return nil
+    }
+
+    public func defaultSearchableText() -> [String] {
+        var strings: [String] = []
+        for (name, value) in item.attributes where AttributeCatalog.descriptor(named: name)?.textTier != nil {
+            strings += value.searchableStrings
+        }
+        for (_, custom) in item.customAttributes where custom.isSearchable && custom.isSearchableByDefault {
+            strings += custom.value.searchableStrings
+        }
+        return strings
+    }
+
+    static func queryValues(_ value: AttributeValue) -> [QueryValue] {
+        switch value {
+        case .string(let s): return [.string(s)]
+        case .int, .double, .bool: return value.numericValue.map { [.number($0)] } ?? []
+        case .date(let d): return [.date(d)]
+        case .url(let u): return [.string(u.absoluteString)]
+        case .person, .localized: return value.searchableStrings.map { .string($0) }
+        case .array(let a): return a.flatMap(queryValues)
+        case .data, .null: return []
+        }
+    }
+}
+
+/// How a query's matches are wanted.
+public struct QueryOptions: Sendable {
+    /// At most this many matches (0 = all).
+    public var limit: Int = 0
+    public var now = Date()
+    /// Checked between rows; returning true stops the scan with `EngineError.cancelled`.
+    public var isCancelled: (@Sendable () -> Bool)? = nil
+
+    public init(limit: Int = 0, now: Date = Date()) {
+        self.limit = limit
+        self.now = now
+    }
+}
+
+extension IndexStore {
+    /// Every non-expired item matching a compiled query, in index order.
+    public func items(matching query: CompiledQuery, plan: QueryPlan = .scan, options: QueryOptions = QueryOptions()) throws
+        -> [StoredItem]
+    {
+        var results: [StoredItem] = []
+        try forEachMatch(query, plan: plan, options: options) { batch in
+            results += batch
+            return true
+        }
+        return results
+    }
+
+    /// Calls `deliver` with batches of matching items (at most `batchSize` each) until it returns false, the
+    /// limit is reached or the items run out.
+    ///
+    /// Candidates come from the inverted index when the plan names them and they are a small part of the store;
+    /// otherwise every item is checked in one sequential pass.
+    public func forEachMatch(_ query: CompiledQuery, plan: QueryPlan, options: QueryOptions = QueryOptions(),
+                             batchSize: Int = 100, deliver: ([StoredItem]) throws -> Bool) throws {
+        let now = options.now.timeIntervalSinceReferenceDate
+        try read { db in
+            var batch: [StoredItem] = []
+            var delivered = 0
+            var checked = 0
+            var stopped = false
+            func consider(_ row: Row) throws -> Bool {
+                checked += 1
+                if checked % 256 == 0, options.isCancelled?() == true {
+                    throw EngineError(.cancelled, "the query was cancelled")
+                }
+                let item = try Self.storedItem(row)
+                guard query.matches(StoredItemQueryView(item: item)) else { return true }
+                batch.append(item)
+                delivered += 1
+                if batch.count >= batchSize {
+                    let more = try deliver(batch)
+                    batch.removeAll(keepingCapacity: true)
+                    if !more { stopped = true; return false }
+                }
+                if options.limit > 0, delivered >= options.limit { return false }
+                return true
+            }
+            var lookup: TermLookup? = nil
+            if case .candidates(let l) = plan {
+                let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+                // Fetching items one by one only pays when they are a small part of the store.
+                if try l.estimatedCount(db) <= max(total / 4, 64) { lookup = l }
+            }
+            if let lookup {
+                let ids = try lookup.candidateIDs(db)
+                let statement = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+                for id in ids.sorted() {
+                    guard let row = try Row.fetchOne(statement, arguments: [id, now]) else { continue }
+                    if try !consider(row) { break }
+                }
+            } else {
+                let cursor = try Row.fetchCursor(db, sql: "SELECT uid, domain, expires, attrs FROM item WHERE expires > ? ORDER BY id",
+                                                 arguments: [now])
+                while let row = try cursor.next() {
+                    if try !consider(row) { break }
+                }
+            }
+            if !stopped, !batch.isEmpty { _ = try deliver(batch) }
+        }
+    }
+
+    // MARK: - Inspection (beyond Apple: the index is not a black box)
+
+    /// How many non-expired items the store holds, optionally only in a domain and its subdomains.
+    public func count(domain: String? = nil, now: Date = Date()) throws -> Int {
+        try read { db in
+            if let domain {
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND (domain = ? OR substr(domain, 1, ?) = ?)",
+                                        arguments: [now.timeIntervalSinceReferenceDate, domain, domain.utf8.count + 1, domain + "."]) ?? 0
+            }
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ?",
+                                    arguments: [now.timeIntervalSinceReferenceDate]) ?? 0
+        }
+    }
+
+    /// Non-expired items in identifier order, a page at a time, optionally only in a domain and its subdomains.
+    public func listItems(domain: String? = nil, after identifier: String? = nil, limit: Int = 100, now: Date = Date()) throws
+        -> [StoredItem]
+    {
+        try read { db in
+            var sql = "SELECT uid, domain, expires, attrs FROM item WHERE expires > ?"
+            var arguments: [any DatabaseValueConvertible] = [now.timeIntervalSinceReferenceDate]
+            if let domain {
+                sql += " AND (domain = ? OR substr(domain, 1, ?) = ?)"
+                arguments += [domain, domain.utf8.count + 1, domain + "."]
+            }
+            if let identifier {
+                sql += " AND uid > ?"
+                arguments.append(identifier)
+            }
+            sql += " ORDER BY uid LIMIT ?"
+            arguments.append(limit)
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map(Self.storedItem)
+        }
+    }
+
+    /// Every domain identifier in use, with its number of non-expired items.
+    public func domains(now: Date = Date()) throws -> [(domain: String, count: Int)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT domain, count(*) AS n FROM item WHERE domain IS NOT NULL AND expires > ?
+                GROUP BY domain ORDER BY domain
+                """, arguments: [now.timeIntervalSinceReferenceDate]).map { ($0["domain"], $0["n"]) }
+        }
+    }
+
+    /// The number of item rows in the file, expired ones not yet purged included.
+    public func rowCount() throws -> Int {
+        try read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") ?? 0 }
+    }
+
+    /// The size of the store's files (database, WAL, shared memory) in bytes.
+    public func diskSize() -> Int {
+        [url.path, url.path + "-wal", url.path + "-shm"].reduce(0) { total, path in
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+            return total + (size ?? 0)
+        }
+    }
+}
+
+/// How the engine finds the items a query may match.
+public enum QueryPlan: Sendable {
+    /// Check every item.
+    case scan
+    /// Check only the items the inverted index names.
+    case candidates(TermLookup)
+}
+
+/// A set of items named by the inverted index: those with a term equal to, or starting with, a folded word.
+/// Intersections (`all`) and unions (`any`) combine lookups.
+public indirect enum TermLookup: Sendable, Hashable {
+    case term(String, prefix: Bool)
+    case all([TermLookup])
+    case any([TermLookup])
+
+    func candidateIDs(_ db: Database) throws -> Set<Int64> {
+        switch self {
+        case .term(let word, let prefix):
+            var ids = Set<Int64>()
+            let sql = prefix
+                ? "SELECT p.item FROM term t JOIN posting p ON p.term = t.id WHERE t.text >= ? AND t.text < ?"
+                : "SELECT p.item FROM term t JOIN posting p ON p.term = t.id WHERE t.text = ?"
+            let arguments: StatementArguments = prefix ? [word, word + "\u{10FFFF}"] : [word]
+            let cursor = try Int64.fetchCursor(db, sql: sql, arguments: arguments)
+            while let id = try cursor.next() { ids.insert(id) }
+            return ids
+        case .all(let parts):
+            // Intersect the selective parts; a part far larger than the smallest adds little and costs much.
+            let estimates = try parts.map { try $0.estimatedCount(db) }
+            let smallest = estimates.min() ?? 0
+            var result: Set<Int64>? = nil
+            for (part, estimate) in zip(parts, estimates).sorted(by: { $0.1 < $1.1 }) where estimate <= max(smallest * 8, 1_000) {
+                let ids = try part.candidateIDs(db)
+                result = result.map { $0.intersection(ids) } ?? ids
+                if result?.isEmpty == true { break }
+            }
+            return result ?? []
+        case .any(let parts):
+            return try parts.reduce(into: Set<Int64>()) { $0.formUnion(try $1.candidateIDs(db)) }
+        }
+    }
+}

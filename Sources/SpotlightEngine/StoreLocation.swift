@@ -1,0 +1,151 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where indexes live on disk, and who the current app is.
+///
+/// Layout, under the root directory:
+///
+/// ```
+/// <root>/                      OPENSPOTLIGHT_HOME, else $XDG_DATA_HOME/openspotlight, else ~/.local/share/openspotlight
+///   apps/<app identifier>/
+///     indexes/<index name>.sqlite   one store per (app, index name); the default index is "_default"
+/// ```
+///
+/// Directories are created with mode 0700 and store files with mode 0600: an index holds the user's private data.
+public enum StoreLocation {
+    /// The environment variable that relocates every index (tests and sandboxes use it).
+    public static let rootEnvironmentVariable = "OPENSPOTLIGHT_HOME"
+    /// The environment variable that sets the app identifier of the current process when no explicit call did.
+    public static let applicationIdentifierEnvironmentVariable = "OPENSPOTLIGHT_APP_ID"
+    /// The file name of the store behind `CSSearchableIndex.default()`.
+    public static let defaultIndexName = "_default"
+
+    private static let overrides = LockedBox<(root: URL?, app: String?)>((nil, nil))
+
+    /// The root directory of every index of this user.
+    public static var rootDirectory: URL {
+        get {
+            if let root = overrides.value.root { return root }
+            let env = ProcessInfo.processInfo.environment
+            if let home = env[rootEnvironmentVariable], !home.isEmpty {
+                return URL(fileURLWithPath: home, isDirectory: true)
+            }
+            if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+                return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("openspotlight")
+            }
+            return FileManager.default.homeDirectoryForCurrentUser
+                .appendingPathComponent(".local/share/openspotlight", isDirectory: true)
+        }
+        set { overrides.withLock { $0.root = newValue } }
+    }
+
+    /// Resets `rootDirectory` to what the environment says.
+    public static func resetRootDirectory() {
+        overrides.withLock { $0.root = nil }
+    }
+
+    /// The identifier of the app this process indexes for.
+    ///
+    /// Decided by this rule, first match wins:
+    /// 1. an explicit assignment (`StoreLocation.applicationIdentifier = "com.example.app"`, which
+    ///    `OpenSpotlight.configure(applicationIdentifier:)` does);
+    /// 2. the `OPENSPOTLIGHT_APP_ID` environment variable;
+    /// 3. `Bundle.main.bundleIdentifier`;
+    /// 4. the executable's name.
+    public static var applicationIdentifier: String {
+        get {
+            if let app = overrides.value.app { return app }
+            if let env = ProcessInfo.processInfo.environment[applicationIdentifierEnvironmentVariable], !env.isEmpty {
+                return env
+            }
+            if let bundle = Bundle.main.bundleIdentifier, !bundle.isEmpty { return bundle }
+            return ProcessInfo.processInfo.processName
+        }
+        set { overrides.withLock { $0.app = newValue } }
+    }
+
+    /// Forgets an explicit application identifier.
+    public static func resetApplicationIdentifier() {
+        overrides.withLock { $0.app = nil }
+    }
+
+    /// The directory holding one app's indexes.
+    public static func appDirectory(for app: String, root: URL? = nil) -> URL {
+        (root ?? rootDirectory).appendingPathComponent("apps", isDirectory: true)
+            .appendingPathComponent(fileNameComponent(app), isDirectory: true)
+    }
+
+    /// The store file of one (app, index name).
+    public static func storeURL(app: String, indexName: String, root: URL? = nil) -> URL {
+        appDirectory(for: app, root: root).appendingPathComponent("indexes", isDirectory: true)
+            .appendingPathComponent(fileNameComponent(indexName) + ".sqlite")
+    }
+
+    /// Every app identifier that has an index directory under the root.
+    public static func installedApps(root: URL? = nil) -> [String] {
+        let apps = (root ?? rootDirectory).appendingPathComponent("apps", isDirectory: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: apps.path)) ?? []
+        return names.map(decodeFileNameComponent).sorted()
+    }
+
+    /// Every index name of an app that has a store file.
+    public static func indexNames(app: String, root: URL? = nil) -> [String] {
+        let dir = appDirectory(for: app, root: root).appendingPathComponent("indexes", isDirectory: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.filter { $0.hasSuffix(".sqlite") }
+            .map { decodeFileNameComponent(String($0.dropLast(".sqlite".count))) }
+            .sorted()
+    }
+
+    /// Creates a directory and its missing parents with mode 0700.
+    static func createPrivateDirectory(_ url: URL) throws {
+        try FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        _ = chmod(url.path, 0o700)
+    }
+
+    /// Percent-encodes everything but ASCII letters, digits, `.`, `-` and `_` so any name is a safe file name.
+    static func fileNameComponent(_ name: String) -> String {
+        var out = ""
+        for byte in name.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if byte < 0x80, c.isLetter || c.isNumber || c == "-" || c == "_" || (c == "." && !out.isEmpty) {
+                out.append(c)
+            } else {
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out.isEmpty ? "%00" : out
+    }
+
+    static func decodeFileNameComponent(_ name: String) -> String {
+        name.removingPercentEncoding ?? name
+    }
+}
+
+/// A value protected by a lock, for the little shared state the engine keeps.
+final class LockedBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: every access goes through `lock`.
+    private let lock = NSLock()
+    private var _value: Value
+
+    init(_ value: Value) { _value = value }
+
+    var value: Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return _value
+    }
+
+    @discardableResult
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&_value)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Opens each store file once per process and hands out the shared `IndexStore`.
+public enum StoreRegistry {
+    private static let stores = LockedBox<[String: IndexStore]>([:])
+
+    /// The store of one (app, index name), opened (and created) on first use.
+    public static func store(app: String, indexName: String, root: URL? = nil, create: Bool = true) throws -> IndexStore {
+        try store(at: StoreLocation.storeURL(app: app, indexName: indexName, root: root), create: create)
+    }
+
+    /// The store at a path, opened on first use.
+    public static func store(at url: URL, create: Bool = true) throws -> IndexStore {
+        let key = url.standardizedFileURL.path
+        if let store = stores.value[key] {
+            // A store whose file was deleted behind our back (by a user, or `spotlight doctor`) is reopened.
+            if FileManager.default.fileExists(atPath: key) { return store }
+            forget(url)
+        }
+        let store = try IndexStore(url: url, create: create)
+        return stores.withLock { stores in
+            if let existing = stores[key] { return existing }
+            stores[key] = store
+            return store
+        }
+    }
+
+    /// Every store of an app that exists on disk.
+    public static func stores(app: String, root: URL? = nil) throws -> [IndexStore] {
+        try StoreLocation.indexNames(app: app, root: root).map {
+            try store(app: app, indexName: $0, root: root, create: false)
+        }
+    }
+
+    /// Drops the cached store for a path (after the file was removed or replaced).
+    public static func forget(_ url: URL) {
+        let key = url.standardizedFileURL.path
+        let removed = stores.withLock { $0.removeValue(forKey: key) }
+        try? removed?.close()
+    }
+
+    /// Drops every cached store (tests use it between cases that relocate the root).
+    public static func forgetAll() {
+        let all = stores.withLock { stores -> [IndexStore] in
+            defer { stores.removeAll() }
+            return Array(stores.values)
+        }
+        for store in all { try? store.close() }
+    }
+}

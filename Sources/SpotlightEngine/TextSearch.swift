@@ -1,0 +1,239 @@
+import Foundation
+import GRDB
+import SpotlightText
+
+/// A ranked free-text search result.
+public struct SearchHit: Sendable {
+    public var item: StoredItem
+    /// Higher is better. Comparable between hits of the same search only.
+    public var score: Double
+    /// Why the hit scored what it did.
+    public var explanation: RankingExplanation
+}
+
+/// The parts of a hit's score, for `explain`.
+public struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
+    /// One entry per query word: which term matched, how, and in which tier.
+    public struct WordMatch: Sendable, Hashable {
+        public var queryWord: String
+        public var matchedTerm: String
+        public var kind: MatchKind
+        /// 0 name (title, displayName), 1 keywords, 2 description, 3 body.
+        public var tier: Int
+        public var points: Double
+    }
+
+    public enum MatchKind: String, Sendable, Hashable {
+        case exact, prefix, typo
+    }
+
+    public var words: [WordMatch] = []
+    public var rankingHintPoints: Double = 0
+    public var recencyPoints: Double = 0
+    public var engagementPoints: Double = 0
+
+    public var total: Double {
+        words.reduce(0) { $0 + $1.points } + rankingHintPoints + recencyPoints + engagementPoints
+    }
+
+    public var description: String {
+        var parts = words.map { "\($0.queryWord)→\($0.matchedTerm) \($0.kind.rawValue) tier \($0.tier): \(String(format: "%.2f", $0.points))" }
+        if rankingHintPoints != 0 { parts.append("rankingHint: \(String(format: "%.2f", rankingHintPoints))") }
+        if recencyPoints != 0 { parts.append("recency: \(String(format: "%.2f", recencyPoints))") }
+        if engagementPoints != 0 { parts.append("engagement: \(String(format: "%.2f", engagementPoints))") }
+        return parts.joined(separator: ", ") + " = \(String(format: "%.3f", total))"
+    }
+}
+
+/// The ranking function, in one place. Scores add up:
+///
+/// - each query word contributes `tierWeight[tier] × kindFactor` for its best match in the item, where the tiers
+///   are name (title, displayName) 8, keywords 4, description 2, body 1, and the kind factor is exact 1.0,
+///   prefix 0.8, typo 0.6;
+/// - `rankingHint` (0…100) adds up to 1.5;
+/// - `lastUsedDate` adds up to 1.5, halving every 14 days;
+/// - engagement (see `EngagementStore`) adds up to 2.
+///
+/// The static parts together (≤ 5) are bounded below the gap between a name match and a body match of one word, so
+/// they reorder similar text matches but never bury a clearly better one. Ties break on the unique identifier.
+public enum Ranking {
+    public static let tierWeights: [Double] = [8, 4, 2, 1]
+    public static func kindFactor(_ kind: RankingExplanation.MatchKind) -> Double {
+        switch kind {
+        case .exact: return 1.0
+        case .prefix: return 0.8
+        case .typo: return 0.6
+        }
+    }
+    public static let maxRankingHintPoints = 1.5
+    public static let maxRecencyPoints = 1.5
+    public static let recencyHalfLife: TimeInterval = 14 * 86_400
+
+    static func recencyPoints(lastUsed: Double?, now: Date) -> Double {
+        guard let lastUsed else { return 0 }
+        let age = max(0, now.timeIntervalSinceReferenceDate - lastUsed)
+        return maxRecencyPoints * pow(0.5, age / recencyHalfLife)
+    }
+
+    static func hintPoints(_ hint: Double?) -> Double {
+        guard let hint else { return 0 }
+        return maxRankingHintPoints * min(max(hint, 0), 100) / 100
+    }
+}
+
+/// Options of a free-text search.
+public struct TextSearchOptions: Sendable {
+    /// How many hits to return, best first. 0 = all.
+    public var limit: Int = 20
+    /// Whether the last word is matched as a prefix (search as you type).
+    public var lastWordIsPrefix = true
+    /// Extra per-item points, by unique identifier (engagement).
+    public var boosts: [String: Double] = [:]
+    /// A predicate every hit must satisfy (attribute filters), checked before ranking.
+    public var filter: (@Sendable (StoredItem) -> Bool)? = nil
+    /// Whether words also match terms within their typo budget (`Typos`).
+    public var typoTolerance = true
+    public var now = Date()
+
+    public init(limit: Int = 20, lastWordIsPrefix: Bool = true) {
+        self.limit = limit
+        self.lastWordIsPrefix = lastWordIsPrefix
+    }
+}
+
+extension IndexStore {
+    /// Searches free text: every word must match a word of the item (the last one as a prefix), case and
+    /// diacritics ignored; hits are ranked by `Ranking`.
+    public func search(_ text: String, options: TextSearchOptions = TextSearchOptions()) throws -> [SearchHit] {
+        let words = Tokenizer.queryTokens(text)
+        let now = options.now.timeIntervalSinceReferenceDate
+        return try read { db in
+            // Candidate items → per-word best match.
+            var candidates: [Int64: [RankingExplanation.WordMatch]]? = nil
+            if words.isEmpty {
+                candidates = [:]
+                for id in try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC LIMIT ?",
+                                             arguments: [now, max(options.limit, 1) * 4]) {
+                    candidates?[id] = []
+                }
+            }
+            // Words with the fewest postings first, so the candidate set shrinks fast.
+            let order = try words.indices.map { i -> (Int, Int) in
+                let isPrefix = options.lastWordIsPrefix && i == words.count - 1
+                return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix))
+            }.sorted { $0.1 < $1.1 }
+            for (i, _) in order {
+                let word = words[i]
+                let isPrefix = options.lastWordIsPrefix && i == words.count - 1
+                let matches = try Self.postings(db, word: word, prefix: isPrefix, restrictTo: candidates.map { Set($0.keys) },
+                                                typos: options.typoTolerance)
+                var next: [Int64: [RankingExplanation.WordMatch]] = [:]
+                for (item, match) in matches {
+                    if let previous = candidates {
+                        guard var list = previous[item] else { continue }
+                        list.append(match)
+                        next[item] = list
+                    } else {
+                        next[item] = [match]
+                    }
+                }
+                candidates = next
+                if next.isEmpty { break }
+            }
+            guard let candidates, !candidates.isEmpty else { return [] }
+
+            // Static signals for the candidates.
+            var scored: [(id: Int64, score: Double, explanation: RankingExplanation, uid: String)] = []
+            scored.reserveCapacity(candidates.count)
+            let ids = Array(candidates.keys)
+            for chunk in stride(from: 0, to: ids.count, by: 500) {
+                let slice = ids[chunk..<min(chunk + 500, ids.count)]
+                let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT id, uid, hint, lastUsed FROM item WHERE id IN (\(placeholders)) AND expires > ?
+                    """, arguments: StatementArguments(slice.map { $0 as any DatabaseValueConvertible } + [now]))
+                while let row = try rows.next() {
+                    let id: Int64 = row["id"]
+                    let uid: String = row["uid"]
+                    var explanation = RankingExplanation()
+                    explanation.words = candidates[id] ?? []
+                    explanation.rankingHintPoints = Ranking.hintPoints(row["hint"])
+                    explanation.recencyPoints = Ranking.recencyPoints(lastUsed: row["lastUsed"], now: options.now)
+                    explanation.engagementPoints = options.boosts[uid] ?? 0
+                    scored.append((id, explanation.total, explanation, uid))
+                }
+            }
+            scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.uid < $1.uid }
+
+            var hits: [SearchHit] = []
+            for candidate in scored {
+                if options.limit > 0, hits.count >= options.limit { break }
+                guard let row = try Row.fetchOne(db, sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ?",
+                                                 arguments: [candidate.id]) else { continue }
+                let item = try Self.storedItem(row)
+                if let filter = options.filter, !filter(item) { continue }
+                hits.append(SearchHit(item: item, score: candidate.score, explanation: candidate.explanation))
+            }
+            return hits
+        }
+    }
+
+    static func documentFrequency(_ db: Database, word: String, prefix: Bool) throws -> Int {
+        if prefix {
+            return try Int.fetchOne(db, sql: "SELECT coalesce(sum(df), 0) FROM term WHERE text >= ? AND text < ?",
+                                    arguments: [word, word + "\u{10FFFF}"]) ?? 0
+        }
+        return try Int.fetchOne(db, sql: "SELECT df FROM term WHERE text = ?", arguments: [word]) ?? 0
+    }
+
+    /// The best free-text match of `word` in each item that has one: the term itself, terms it starts (when it is
+    /// a prefix), and terms within its typo budget (`Typos`).
+    static func postings(_ db: Database, word: String, prefix: Bool, restrictTo: Set<Int64>?, typos: Bool = true) throws
+        -> [Int64: RankingExplanation.WordMatch]
+    {
+        var terms: [(id: Int64, text: String, kind: RankingExplanation.MatchKind)] = []
+        if prefix {
+            let rows = try Row.fetchAll(db, sql: "SELECT id, text FROM term WHERE text >= ? AND text < ? AND df > 0",
+                                        arguments: [word, word + "\u{10FFFF}"])
+            terms = rows.map { ($0["id"], $0["text"], ($0["text"] as String) == word ? .exact : .prefix) }
+        } else if let id = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word]) {
+            terms = [(id, word, .exact)]
+        }
+        if typos {
+            let budget = Typos.budget(for: word)
+            if budget > 0 {
+                let known = Set(terms.map(\.id))
+                terms += try Typos.neighbours(db, of: word, prefix: prefix, budget: budget)
+                    .filter { !known.contains($0.id) }
+                    .map { ($0.id, $0.text, .typo) }
+            }
+        }
+        var best: [Int64: RankingExplanation.WordMatch] = [:]
+        let statement = try db.cachedStatement(sql: "SELECT item, tiers FROM posting WHERE term = ?")
+        let pointStatement = try db.cachedStatement(sql: "SELECT tiers FROM posting WHERE term = ? AND item = ?")
+        for term in terms {
+            let kind = term.kind
+            func consider(_ item: Int64, _ tiers: UInt8) {
+                guard let tier = TextIndexer.bestTier(tiers) else { return }
+                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
+                if let existing = best[item], existing.points >= points { return }
+                best[item] = .init(queryWord: word, matchedTerm: term.text, kind: kind, tier: tier, points: points)
+            }
+            if let restrictTo, restrictTo.count < 64 {
+                for item in restrictTo {
+                    if let tiers = try Int.fetchOne(pointStatement, arguments: [term.id, item]) {
+                        consider(item, UInt8(truncatingIfNeeded: tiers))
+                    }
+                }
+                continue
+            }
+            let cursor = try Row.fetchCursor(statement, arguments: [term.id])
+            while let row = try cursor.next() {
+                let item: Int64 = row[0]
+                if let restrictTo, !restrictTo.contains(item) { continue }
+                consider(item, UInt8(truncatingIfNeeded: row[1] as Int))
+            }
+        }
+        return best
+    }
+}

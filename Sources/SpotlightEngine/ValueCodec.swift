@@ -1,0 +1,214 @@
+import Foundation
+
+/// The compact binary encoding of an item's attributes, stored in the `item.attrs` column.
+///
+/// Format (version 1): a varint count of entries, then per entry: a flag byte (0 = attribute, 1 = custom attribute
+/// followed by a flags byte), the name, the value. Values are a tag byte followed by their payload; strings are
+/// varint length + UTF-8; numbers are little-endian 8-byte; arrays are a varint count + values.
+/// It is smaller and several times faster than JSON or property lists, which matters at a million items.
+enum ValueCodec {
+    static func encode(attributes: [String: AttributeValue], custom: [String: CustomAttribute]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        writeVarint(UInt64(attributes.count + custom.count), to: &out)
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            out.append(0)
+            writeString(name, to: &out)
+            write(value, to: &out)
+        }
+        for (name, attribute) in custom.sorted(by: { $0.key < $1.key }) {
+            out.append(1)
+            var flags: UInt8 = 0
+            if attribute.isSearchable { flags |= 1 }
+            if attribute.isSearchableByDefault { flags |= 2 }
+            if attribute.isUnique { flags |= 4 }
+            if attribute.isMultiValued { flags |= 8 }
+            out.append(flags)
+            writeString(name, to: &out)
+            write(attribute.value, to: &out)
+        }
+        return out
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
+        var reader = Reader(bytes: bytes)
+        let count = try reader.varint()
+        var attributes: [String: AttributeValue] = [:]
+        var custom: [String: CustomAttribute] = [:]
+        for _ in 0..<count {
+            let kind = try reader.byte()
+            if kind == 0 {
+                let name = try reader.string()
+                attributes[name] = try reader.value()
+            } else if kind == 1 {
+                let flags = try reader.byte()
+                let name = try reader.string()
+                let value = try reader.value()
+                custom[name] = CustomAttribute(
+                    value: value, isSearchable: flags & 1 != 0, isSearchableByDefault: flags & 2 != 0,
+                    isUnique: flags & 4 != 0, isMultiValued: flags & 8 != 0)
+            } else {
+                throw EngineError(.corruptIndex, "unknown attribute entry kind \(kind)")
+            }
+        }
+        return (attributes, custom)
+    }
+
+    // MARK: Writing
+
+    private static func write(_ value: AttributeValue, to out: inout [UInt8]) {
+        switch value {
+        case .string(let s): out.append(1); writeString(s, to: &out)
+        case .int(let i): out.append(2); writeFixed(UInt64(bitPattern: i), to: &out)
+        case .double(let d): out.append(3); writeFixed(d.bitPattern, to: &out)
+        case .bool(let b): out.append(b ? 5 : 4)
+        case .date(let d): out.append(6); writeFixed(d.timeIntervalSinceReferenceDate.bitPattern, to: &out)
+        case .data(let d): out.append(7); writeVarint(UInt64(d.count), to: &out); out.append(contentsOf: d)
+        case .url(let u): out.append(8); writeString(u.absoluteString, to: &out)
+        case .person(let p):
+            out.append(9)
+            writeOptionalString(p.displayName, to: &out)
+            writeVarint(UInt64(p.handles.count), to: &out)
+            for h in p.handles { writeString(h, to: &out) }
+            writeString(p.handleIdentifier, to: &out)
+            writeOptionalString(p.contactIdentifier, to: &out)
+        case .localized(let l):
+            out.append(10)
+            writeVarint(UInt64(l.count), to: &out)
+            for (k, v) in l.sorted(by: { $0.key < $1.key }) {
+                writeString(k, to: &out)
+                writeString(v, to: &out)
+            }
+        case .array(let a):
+            out.append(11)
+            writeVarint(UInt64(a.count), to: &out)
+            for v in a { write(v, to: &out) }
+        case .null: out.append(12)
+        }
+    }
+
+    private static func writeOptionalString(_ s: String?, to out: inout [UInt8]) {
+        if let s {
+            out.append(1)
+            writeString(s, to: &out)
+        } else {
+            out.append(0)
+        }
+    }
+
+    private static func writeString(_ s: String, to out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { buffer in
+            writeVarint(UInt64(buffer.count), to: &out)
+            out.append(contentsOf: buffer)
+        }
+    }
+
+    private static func writeFixed(_ v: UInt64, to out: inout [UInt8]) {
+        var v = v.littleEndian
+        withUnsafeBytes(of: &v) { out.append(contentsOf: $0) }
+    }
+
+    static func writeVarint(_ v: UInt64, to out: inout [UInt8]) {
+        var v = v
+        while v >= 0x80 {
+            out.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    // MARK: Reading
+
+    struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func byte() throws -> UInt8 {
+            guard offset < bytes.count else { throw EngineError(.corruptIndex, "truncated attribute record") }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func varint() throws -> UInt64 {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let b = try byte()
+                result |= UInt64(b & 0x7F) << shift
+                if b & 0x80 == 0 { return result }
+                shift += 7
+                if shift > 63 { throw EngineError(.corruptIndex, "bad varint in attribute record") }
+            }
+        }
+
+        mutating func fixed() throws -> UInt64 {
+            guard offset + 8 <= bytes.count else { throw EngineError(.corruptIndex, "truncated attribute record") }
+            var v: UInt64 = 0
+            for i in 0..<8 { v |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
+            offset += 8
+            return v
+        }
+
+        mutating func rawBytes(_ n: Int) throws -> ArraySlice<UInt8> {
+            guard n >= 0, offset + n <= bytes.count else {
+                throw EngineError(.corruptIndex, "truncated attribute record")
+            }
+            defer { offset += n }
+            return bytes[offset..<(offset + n)]
+        }
+
+        mutating func string() throws -> String {
+            let n = Int(try varint())
+            return String(decoding: try rawBytes(n), as: UTF8.self)
+        }
+
+        mutating func optionalString() throws -> String? {
+            try byte() == 0 ? nil : try string()
+        }
+
+        mutating func value() throws -> AttributeValue {
+            switch try byte() {
+            case 1: return .string(try string())
+            case 2: return .int(Int64(bitPattern: try fixed()))
+            case 3: return .double(Double(bitPattern: try fixed()))
+            case 4: return .bool(false)
+            case 5: return .bool(true)
+            case 6: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try fixed())))
+            case 7: return .data(Data(try rawBytes(Int(try varint()))))
+            case 8:
+                let s = try string()
+                guard let u = URL(string: s) else { throw EngineError(.corruptIndex, "bad URL in attribute record") }
+                return .url(u)
+            case 9:
+                let name = try optionalString()
+                let n = Int(try varint())
+                var handles: [String] = []
+                for _ in 0..<n { handles.append(try string()) }
+                let kind = try string()
+                let contact = try optionalString()
+                return .person(PersonValue(
+                    displayName: name, handles: handles, handleIdentifier: kind, contactIdentifier: contact))
+            case 10:
+                let n = Int(try varint())
+                var l: [String: String] = [:]
+                for _ in 0..<n {
+                    let k = try string()
+                    l[k] = try string()
+                }
+                return .localized(l)
+            case 11:
+                let n = Int(try varint())
+                guard n <= bytes.count else { throw EngineError(.corruptIndex, "bad array length") }
+                var a: [AttributeValue] = []
+                a.reserveCapacity(n)
+                for _ in 0..<n { a.append(try value()) }
+                return .array(a)
+            case 12: return .null
+            case let tag: throw EngineError(.corruptIndex, "unknown value tag \(tag)")
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+
+extension IndexStore {
+    /// Indexed terms that start with `prefix`, most frequent first, with the number of items holding them.
+    /// Terms no live item holds any more (document frequency 0) are never returned.
+    public func completions(of prefix: String, limit: Int = 10) throws -> [(term: String, count: Int)] {
+        guard !prefix.isEmpty else { return [] }
+        return try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT text, df FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY df DESC, text LIMIT ?
+                """, arguments: [prefix, prefix + "\u{10FFFF}", limit]).map { ($0["text"], $0["df"]) }
+        }
+    }
+
+    /// The number of live items holding exactly this term.
+    public func documentFrequency(of term: String) throws -> Int {
+        try read { try Self.documentFrequency($0, word: term, prefix: false) }
+    }
+
+    /// Indexed terms within the typo budget of `word` (of a beginning of the term when `prefix`), most frequent
+    /// first.
+    public func corrections(of word: String, prefix: Bool, limit: Int = 5) throws -> [(term: String, count: Int)] {
+        let budget = Typos.budget(for: word)
+        guard budget > 0 else { return [] }
+        return try read { db in
+            let neighbours = try Typos.neighbours(db, of: word, prefix: prefix, budget: budget)
+            var result: [(term: String, count: Int)] = []
+            for n in neighbours where n.text != word {
+                let df = try Int.fetchOne(db, sql: "SELECT df FROM term WHERE id = ?", arguments: [n.id]) ?? 0
+                if df > 0 { result.append((n.text, df)) }
+            }
+            return result.sorted { $0.count != $1.count ? $0.count > $1.count : $0.term < $1.term }
+                .prefix(limit).map { $0 }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+// A child process for the crash and multi-process tests: it writes to an index the way an app would, and the
+// test kills it or runs several at once. Not installed; built with the tests.
+import Foundation
+import OpenCoreSpotlight
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(2)
+}
+
+let args = CommandLine.arguments
+guard args.count >= 4 else {
+    fail("usage: openspotlight-test-helper batch-loop|write-loop <app> <index> [count] [prefix]")
+}
+let mode = args[1]
+OpenSpotlight.configure(applicationIdentifier: args[2])
+let index = CSSearchableIndex(name: args[3])
+/// Writes a line to standard output at once (no buffering), for the parent test to read.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func wait(_ body: (@escaping @Sendable ((any Error)?) -> Void) -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let failure = LockedError()
+    body { error in
+        failure.error = error
+        done.signal()
+    }
+    done.wait()
+    if let error = failure.error { fail("error: \(error)") }
+}
+
+final class LockedError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _error: (any Error)?
+    var error: (any Error)? {
+        get { lock.lock(); defer { lock.unlock() }; return _error }
+        set { lock.lock(); _error = newValue; lock.unlock() }
+    }
+}
+
+switch mode {
+case "batch-loop":
+    // Batch n replaces every item "slot-k" with title "batch n" and stores client state "n".
+    let perBatch = args.count > 4 ? Int(args[4]) ?? 2000 : 2000
+    var n = 0
+    while true {
+        n += 1
+        index.beginBatch()
+        let items = (0..<perBatch).map { k -> CSSearchableItem in
+            let set = CSSearchableItemAttributeSet()
+            set.title = "batch \(n)"
+            set.contentDescription = "slot \(k) written by batch \(n) with some words to index"
+            return CSSearchableItem(uniqueIdentifier: "slot-\(k)", domainIdentifier: "slots", attributeSet: set)
+        }
+        index.indexSearchableItems(items)
+        // Items only present in odd batches, to check none leak from an uncommitted batch.
+        if n % 2 == 1 {
+            let set = CSSearchableItemAttributeSet()
+            set.title = "odd \(n)"
+            index.indexSearchableItems([CSSearchableItem(uniqueIdentifier: "odd-\(n)", domainIdentifier: "odd", attributeSet: set)])
+        } else {
+            index.deleteSearchableItems(withIdentifiers: ["odd-\(n - 1)"])
+        }
+        wait { index.endBatch(withClientState: Data("\(n)".utf8), completionHandler: $0) }
+        say("committed \(n)")
+    }
+case "write-loop":
+    let count = args.count > 4 ? Int(args[4]) ?? 200 : 200
+    let prefix = args.count > 5 ? args[5] : "p"
+    for i in 0..<count {
+        let set = CSSearchableItemAttributeSet()
+        set.title = "\(prefix) item \(i)"
+        set.keywords = [prefix]
+        wait { index.indexSearchableItems([CSSearchableItem(uniqueIdentifier: "\(prefix)-\(i)", domainIdentifier: prefix, attributeSet: set)], completionHandler: $0) }
+        if i % 10 == 0 {
+            let shared = CSSearchableItemAttributeSet()
+            shared.title = "shared written by \(prefix) at \(i)"
+            wait { index.indexSearchableItems([CSSearchableItem(uniqueIdentifier: "shared", domainIdentifier: "shared", attributeSet: shared)], completionHandler: $0) }
+        }
+    }
+    say("done \(prefix)")
+default:
+    fail("unknown mode \(mode)")
+}

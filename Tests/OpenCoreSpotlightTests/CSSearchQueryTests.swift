@@ -1,0 +1,239 @@
+import Foundation
+import XCTest
+@testable import OpenCoreSpotlight
+import SpotlightEngine
+
+final class CSSearchQueryTests: IndexTestCase {
+    /// Runs a query through the handler API and returns the identifiers found, and the error.
+    func run(_ query: CSSearchQuery) -> (ids: [String], error: (any Error)?, batches: [Int]) {
+        let found = Box<[String]>([])
+        let batches = Box<[Int]>([])
+        let counts = Box<[Int]>([])
+        query.foundItemsHandler = { items in
+            found.mutate { $0 += items.map(\.uniqueIdentifier) }
+            batches.mutate { $0.append(items.count) }
+            counts.mutate { $0.append(query.foundItemCount) }
+        }
+        let done = expectation(description: "completion")
+        let calls = Box(0)
+        let error = ErrorBox()
+        query.completionHandler = { e in
+            calls.mutate { $0 += 1 }
+            error.set(e)
+            done.fulfill()
+        }
+        query.start()
+        wait(for: [done], timeout: 30)
+        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertEqual(calls.value, 1, "the completion handler is called exactly once")
+        // foundItemCount is updated before each batch is handed over.
+        var running = 0
+        for (batch, count) in zip(batches.value, counts.value) {
+            running += batch
+            XCTAssertEqual(count, running)
+        }
+        return (found.value.sorted(), error.get(), batches.value)
+    }
+
+    func seedPhotos() async throws {
+        let index = CSSearchableIndex(name: "photos")
+        func photo(_ id: String, _ name: String, _ tags: [String]) -> CSSearchableItem {
+            let set = CSSearchableItemAttributeSet(contentType: .image)
+            set.displayName = name
+            set.keywords = tags
+            return CSSearchableItem(uniqueIdentifier: id, domainIdentifier: "photos", attributeSet: set)
+        }
+        try await index.indexSearchableItems([
+            photo("p1", "Arches at dawn", ["Arches National Park", "Utah"]),
+            photo("p2", "Owachomo Bridge", ["Natural Bridges State Park", "Utah"]),
+            photo("p3", "Beach", ["nature", "Sea"]),
+            photo("p4", "City", ["Urban", "Bridges of Paris"]),
+        ])
+    }
+
+    func testTheSeedsTagsQueryFindsTheNaturalBridgesPhoto() async throws {
+        try await seedPhotos()
+        let query = CSSearchQuery(queryString: #"(keywords == "natural*"cwdt)"#, attributes: ["displayName", "keywords"])
+        let result = run(query)
+        XCTAssertNil(result.error)
+        XCTAssertEqual(result.ids, ["p2"])
+        XCTAssertEqual(run(CSSearchQuery(queryString: #"keywords == "natur*"cwdt"#, attributes: nil)).ids, ["p2", "p3"])
+        XCTAssertEqual(run(CSSearchQuery(queryString: #"keywords == "bridges*"c"#, attributes: nil)).ids, ["p4"],
+                       "without w the value must start with the pattern")
+    }
+
+    func testReturnedItemsCarryOnlyTheFetchedAttributes() async throws {
+        try await seedPhotos()
+        let context = CSSearchQueryContext()
+        context.fetchAttributes = ["displayName"]
+        var items: [CSSearchableItem] = []
+        for try await result in CSSearchQuery(queryString: #"displayName == "Owachomo*""#, queryContext: context).results {
+            items.append(result.item)
+        }
+        let item = try XCTUnwrap(items.first)
+        XCTAssertEqual(items.count, 1)
+        XCTAssertEqual(item.uniqueIdentifier, "p2")
+        XCTAssertEqual(item.domainIdentifier, "photos")
+        XCTAssertEqual(item.attributeSet.displayName, "Owachomo Bridge")
+        XCTAssertNil(item.attributeSet.keywords, "not fetched")
+        XCTAssertNil(item.attributeSet.contentType, "not fetched")
+    }
+
+    func testFilterQueriesAreAnded() async throws {
+        try await seedPhotos()
+        let context = CSSearchQueryContext()
+        context.filterQueries = [#"keywords == "utah"c"#]
+        XCTAssertEqual(run(CSSearchQuery(queryString: #"displayName == "*""#, queryContext: context)).ids, ["p1", "p2"])
+        context.filterQueries = [#"keywords == "utah"c"#, #"displayName == "arches*"c"#]
+        XCTAssertEqual(run(CSSearchQuery(queryString: "true", queryContext: context)).ids, ["p1"])
+    }
+
+    func testInvalidQueriesFailWithInvalidQuery() async throws {
+        try await seedPhotos()
+        for bad in [#"title == "Paris"#, "title === \"x\"", "InRange(title, 1)", "date > $time.fortnight", #"title == "x"q"#, ""] {
+            let result = run(CSSearchQuery(queryString: bad, queryContext: nil))
+            let error = try XCTUnwrap(result.error as? CSSearchQueryError, bad)
+            XCTAssertEqual(error.code, .invalidQuery, bad)
+            XCTAssertEqual(error.errorCode, -2002)
+            XCTAssertFalse(error.localizedDescription.isEmpty)
+            XCTAssertEqual(result.ids, [], "nothing is delivered for an invalid query")
+        }
+        let context = CSSearchQueryContext()
+        context.filterQueries = ["(("]
+        let result = run(CSSearchQuery(queryString: "true", queryContext: context))
+        XCTAssertEqual((result.error as? CSSearchQueryError)?.code, .invalidQuery)
+        XCTAssertTrue((result.error as? CSSearchQueryError)?.message.contains("filter query") == true)
+    }
+
+    func testResultsThrowForInvalidQueries() async {
+        do {
+            for try await _ in CSSearchQuery(queryString: "((", queryContext: nil).results {}
+            XCTFail("must throw")
+        } catch CSSearchQueryError.invalidQuery {
+        } catch {
+            XCTFail("\(error)")
+        }
+    }
+
+    func testBatchesOfAtMostOneHundred() async throws {
+        let index = CSSearchableIndex(name: "many")
+        try await index.indexSearchableItems((0..<250).map { makeItem("item-\($0)", title: "Item \($0)") })
+        let result = run(CSSearchQuery(queryString: #"title == "item*"c"#, queryContext: nil))
+        XCTAssertNil(result.error)
+        XCTAssertEqual(result.ids.count, 250)
+        XCTAssertEqual(result.batches, [100, 100, 50])
+    }
+
+    func testCancelStopsPromptlyAndCompletesOnce() async throws {
+        let index = CSSearchableIndex(name: "many")
+        try await index.indexSearchableItems((0..<3_000).map { makeItem("item-\($0)", title: "Item \($0)") })
+        let query = CSSearchQuery(queryString: #"title == "*item*"c"#, queryContext: nil)
+        let delivered = Box(0)
+        query.foundItemsHandler = { items in
+            delivered.mutate { $0 += items.count }
+            query.cancel()
+        }
+        let done = expectation(description: "completion")
+        let calls = Box(0)
+        let error = ErrorBox()
+        query.completionHandler = { e in
+            calls.mutate { $0 += 1 }
+            error.set(e)
+            done.fulfill()
+        }
+        query.start()
+        query.start() // a second start does nothing
+        await fulfillment(of: [done], timeout: 30)
+        try await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(calls.value, 1)
+        XCTAssertTrue(query.isCancelled)
+        XCTAssertEqual((error.get() as? CSSearchQueryError)?.code, .cancelled)
+        XCTAssertEqual((error.get() as? CSSearchQueryError)?.errorCode, -2003)
+        XCTAssertLessThan(delivered.value, 3_000, "delivery stops after cancel")
+    }
+
+    func testQueriesSeeWritesAndDeletesAtOnce() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([makeItem("a", title: "Brent Reid")])
+        XCTAssertEqual(run(CSSearchQuery(queryString: #"title == "brent*"c"#, queryContext: nil)).ids, ["a"])
+        try await index.indexSearchableItems([makeItem("a", title: "Someone Else")])
+        XCTAssertEqual(run(CSSearchQuery(queryString: #"title == "brent*"c"#, queryContext: nil)).ids, [], "no ghost")
+        try await index.deleteSearchableItems(withIdentifiers: ["a"])
+        XCTAssertEqual(run(CSSearchQuery(queryString: #"title == "*""#, queryContext: nil)).ids, [])
+    }
+
+    func testQueriesSearchEveryIndexOfTheAppOnly() async throws {
+        try await CSSearchableIndex(name: "one").indexSearchableItems([makeItem("a", title: "Shared word")])
+        try await CSSearchableIndex.default().indexSearchableItems([makeItem("b", title: "Shared word")])
+        OpenSpotlight.configure(applicationIdentifier: "com.example.stranger")
+        try await CSSearchableIndex(name: "one").indexSearchableItems([makeItem("c", title: "Shared word")])
+        OpenSpotlight.configure(applicationIdentifier: app)
+        XCTAssertEqual(run(CSSearchQuery(queryString: #"title == "shared*"c"#, queryContext: nil)).ids, ["a", "b"])
+    }
+
+    func testQueriesRunWhileAnotherProcessWrites() async throws {
+        let binary = Self.productsDirectory.appendingPathComponent("openspotlight-test-helper")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("helper not built") }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["write-loop", app, "live", "200", "writer"]
+        process.environment = ProcessInfo.processInfo.environment.merging([StoreLocation.rootEnvironmentVariable: root.path]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var last = 0
+        while process.isRunning {
+            let ids = run(CSSearchQuery(queryString: #"keywords == "writer""#, queryContext: nil)).ids
+            XCTAssertGreaterThanOrEqual(ids.count, last, "committed items never disappear")
+            last = ids.count
+        }
+        process.waitUntilExit()
+        XCTAssertEqual(run(CSSearchQuery(queryString: #"keywords == "writer""#, queryContext: nil)).ids.count, 200)
+    }
+
+    func testErrorCodesMatchApple() {
+        XCTAssertEqual(CSSearchQueryErrorDomain, "CSSearchQueryErrorDomain")
+        for (code, raw) in [(CSSearchQueryError.Code.unknown, -2000), (.indexUnreachable, -2001), (.invalidQuery, -2002), (.cancelled, -2003)] {
+            XCTAssertEqual(code.rawValue, raw)
+            XCTAssertEqual((CSSearchQueryError(code) as NSError).code, raw)
+            XCTAssertEqual((CSSearchQueryError(code) as NSError).domain, CSSearchQueryErrorDomain)
+        }
+    }
+
+    func testQueryLanguageFixtureFromTheNotes() async throws {
+        let index = CSSearchableIndex(name: "fixture")
+        func titled(_ id: String, _ title: String, keywords: [String]? = nil) -> CSSearchableItem {
+            let item = makeItem(id, title: title)
+            item.attributeSet.keywords = keywords
+            return item
+        }
+        try await index.indexSearchableItems([
+            titled("brent", "Brent Reid"), titled("creme", "Café Crème"), titled("latte", "cafe latte"),
+            titled("case", "iPhoneCase"), titled("park", "Park", keywords: ["Natural Bridges State Park"]),
+        ])
+        let table: [(String, [String])] = [
+            (#"title == "Brent Reid""#, ["brent"]),
+            (#"title == "brent reid""#, []),
+            (#"title == "brent*"c"#, ["brent"]),
+            (#"title == "*Reid""#, ["brent"]),
+            (#"title == "reid"cw"#, ["brent"]),
+            (#"title == "cafe*"c"#, ["latte"]),
+            (#"title == "cafe*"cd"#, ["creme", "latte"]),
+            (#"title == "case"cw"#, ["case"]),
+            (#"keywords == "natural*"cwdt"#, ["park"]),
+            (#"keywords == "bridges*"c"#, []),
+            (#"title ==[cd] "CAFE LATTE""#, ["latte"]),
+        ]
+        for (query, expected) in table {
+            XCTAssertEqual(run(CSSearchQuery(queryString: query, queryContext: nil)).ids, expected.sorted(), query)
+        }
+    }
+}
+
+/// A value shared with handlers.
+final class Box<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _value: Value
+    init(_ value: Value) { _value = value }
+    var value: Value { lock.lock(); defer { lock.unlock() }; return _value }
+    func mutate(_ body: (inout Value) -> Void) { lock.lock(); body(&_value); lock.unlock() }
+}

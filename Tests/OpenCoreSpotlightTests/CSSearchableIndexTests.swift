@@ -1,0 +1,405 @@
+import Foundation
+import XCTest
+@testable import OpenCoreSpotlight
+import SpotlightEngine
+
+final class CSSearchableIndexTests: IndexTestCase {
+    func state(_ index: CSSearchableIndex) async throws -> Data {
+        try await index.fetchLastClientState()
+    }
+
+    func testIndexAndReadBack() async throws {
+        let index = CSSearchableIndex(name: "people")
+        let item = makeItem("brent", title: "Brent Reid", domain: "employees.engineering", keywords: ["engineer"])
+        item.attributeSet.textContent = "Brent writes Swift"
+        item.attributeSet.supportsPhoneCall = true
+        item.attributeSet.phoneNumbers = ["+1 555 0100"]
+        try await index.indexSearchableItems([item])
+
+        let items = try IndexInspector(index).items()
+        XCTAssertEqual(items.map(\.uniqueIdentifier), ["brent"])
+        let back = try XCTUnwrap(items.first)
+        XCTAssertEqual(back.domainIdentifier, "employees.engineering")
+        XCTAssertEqual(back.attributeSet.title, "Brent Reid")
+        XCTAssertEqual(back.attributeSet.keywords, ["engineer"])
+        XCTAssertEqual(back.attributeSet.supportsPhoneCall, true)
+        XCTAssertEqual(back.attributeSet.phoneNumbers, ["+1 555 0100"])
+        XCTAssertEqual(back.attributeSet.contentType, "public.text")
+        XCTAssertEqual(try IndexInspector(index).count(), 1)
+    }
+
+    func testReindexReplacesWithoutGhosts() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([makeItem("a", title: "Old title", description: "old words", keywords: ["k1"])])
+        try await index.indexSearchableItems([makeItem("a", title: "New title")])
+        let back = try XCTUnwrap(try IndexInspector(index).items().first)
+        XCTAssertEqual(back.attributeSet.title, "New title")
+        XCTAssertNil(back.attributeSet.contentDescription, "a full replace drops attributes not supplied")
+        XCTAssertNil(back.attributeSet.keywords)
+        let store = try index.store()
+        XCTAssertTrue(try store.search("old").isEmpty, "no ghost of old values in the text index")
+        XCTAssertEqual(try store.search("new").map(\.item.uniqueIdentifier), ["a"])
+    }
+
+    func testIsUpdateMergesOnlyGivenAttributes() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([makeItem("a", title: "Berry Blue", description: "A berry smoothie", keywords: ["berry"])])
+        let set = CSSearchableItemAttributeSet()
+        set.lastUsedDate = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        set.keywords = nil // explicitly removed
+        let update = CSSearchableItem(uniqueIdentifier: "a", domainIdentifier: nil, attributeSet: set)
+        update.isUpdate = true
+        try await index.indexSearchableItems([update])
+        let back = try XCTUnwrap(try IndexInspector(index).items().first)
+        XCTAssertEqual(back.attributeSet.title, "Berry Blue")
+        XCTAssertEqual(back.attributeSet.contentDescription, "A berry smoothie")
+        XCTAssertEqual(back.attributeSet.lastUsedDate, Date(timeIntervalSinceReferenceDate: 700_000_000))
+        XCTAssertNil(back.attributeSet.keywords)
+    }
+
+    func testIsUpdateOfMissingItemIsDropped() async throws {
+        let index = CSSearchableIndex(name: "i")
+        let item = makeItem("ghost", title: "Nobody")
+        item.isUpdate = true
+        try await index.indexSearchableItems([item])
+        XCTAssertEqual(try IndexInspector(index).count(), 0)
+    }
+
+    func testLaterDuplicateInOneCallWins() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([makeItem("a", title: "first"), makeItem("a", title: "second")])
+        XCTAssertEqual(try IndexInspector(index).items().map { $0.attributeSet.title }, ["second"])
+    }
+
+    func testDeleteByIdentifier() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([makeItem("a"), makeItem("b"), makeItem("c")])
+        try await index.deleteSearchableItems(withIdentifiers: ["b", "unknown"])
+        XCTAssertEqual(try ids(index), ["a", "c"])
+        XCTAssertTrue(try index.store().search("b").isEmpty)
+    }
+
+    func testDeleteByDomainIsRecursive() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([
+            makeItem("1", domain: "a"), makeItem("2", domain: "a.b"), makeItem("3", domain: "a.b.c"),
+            makeItem("4", domain: "a.bc"), makeItem("5", domain: "ab"), makeItem("6", domain: "x_y"),
+            makeItem("7", domain: "x%y"), makeItem("8"),
+        ])
+        try await index.deleteSearchableItems(withDomainIdentifiers: ["a.b", "x_y"])
+        XCTAssertEqual(try ids(index), ["1", "4", "5", "7", "8"])
+        try await index.deleteSearchableItems(withDomainIdentifiers: ["a"])
+        XCTAssertEqual(try ids(index), ["5", "7", "8"])
+        XCTAssertEqual(try IndexInspector(index).domains().map(\.domain), ["ab", "x%y"])
+    }
+
+    func testDeleteAllResetsClientState() async throws {
+        let index = CSSearchableIndex(name: "i")
+        index.beginBatch()
+        index.indexSearchableItems([makeItem("a")], completionHandler: nil)
+        try await index.endBatch(withClientState: Data("v1".utf8))
+        let stored100 = try await state(index)
+        XCTAssertEqual(stored100, Data("v1".utf8))
+        try await index.deleteAllSearchableItems()
+        XCTAssertEqual(try IndexInspector(index).count(), 0)
+        let stored104 = try await state(index)
+        XCTAssertEqual(stored104, Data())
+        let none = expectation(description: "nil state")
+        index.fetchLastClientState { data, error in
+            XCTAssertNil(data)
+            XCTAssertNil(error)
+            none.fulfill()
+        }
+        await fulfillment(of: [none], timeout: 10)
+    }
+
+    func testDefaultExpirationIsOneMonth() async throws {
+        let index = CSSearchableIndex(name: "i")
+        let before = Date()
+        try await index.indexSearchableItems([makeItem("a")])
+        let back = try XCTUnwrap(try IndexInspector(index).items().first)
+        let expected = Calendar(identifier: .gregorian).date(byAdding: .month, value: 1, to: before)!
+        XCTAssertEqual(back.expirationDate.timeIntervalSince1970, expected.timeIntervalSince1970, accuracy: 60)
+        let fresh = makeItem("b")
+        XCTAssertEqual(fresh.expirationDate.timeIntervalSince1970, expected.timeIntervalSince1970, accuracy: 60)
+        fresh.expirationDate = Date(timeIntervalSince1970: 0)
+        fresh.expirationDate = nil
+        XCTAssertEqual(fresh.expirationDate.timeIntervalSince1970, expected.timeIntervalSince1970, accuracy: 60,
+                       "assigning nil restores the default")
+    }
+
+    func testExpiredItemsAreNeverReturnedAndArePurged() async throws {
+        let index = CSSearchableIndex(name: "i")
+        let soon = makeItem("soon", title: "Ephemeral note")
+        soon.expirationDate = Date().addingTimeInterval(1)
+        let past = makeItem("past", title: "Ephemeral past")
+        past.expirationDate = Date().addingTimeInterval(-10)
+        try await index.indexSearchableItems([soon, past, makeItem("keep", title: "Ephemeral kept")])
+        XCTAssertEqual(try ids(index), ["keep", "soon"])
+        try await Task.sleep(nanoseconds: 1_200_000_000)
+        XCTAssertEqual(try ids(index), ["keep"])
+        XCTAssertEqual(try index.store().search("ephemeral").map(\.item.uniqueIdentifier), ["keep"])
+        let purged = try index.store().purgeExpired()
+        XCTAssertEqual(purged, 1)
+        XCTAssertEqual(try index.store().rowCount(), 1, "expired rows are gone from the file")
+    }
+
+    func testBatchIsInvisibleUntilItEnds() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([makeItem("old")])
+        index.beginBatch()
+        let calls = ErrorBox()
+        index.indexSearchableItems([makeItem("a"), makeItem("b")]) { calls.set($0) }
+        index.deleteSearchableItems(withIdentifiers: ["old"], completionHandler: nil)
+        try await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(try ids(index), ["old"], "nothing of an open batch is visible")
+        try await index.endBatch(withClientState: Data([1, 2, 3]))
+        XCTAssertEqual(try ids(index), ["a", "b"])
+        XCTAssertNil(calls.get())
+        let stored158 = try await state(index)
+        XCTAssertEqual(stored158, Data([1, 2, 3]))
+    }
+
+    func testBatchClientStatePersistsAcrossReopen() async throws {
+        let index = CSSearchableIndex(name: "i")
+        index.beginBatch()
+        index.indexSearchableItems([makeItem("a")], completionHandler: nil)
+        try await index.endBatch(withClientState: Data("token-7".utf8))
+        StoreRegistry.forgetAll()
+        let reopened = CSSearchableIndex(name: "i")
+        let stored169 = try await state(reopened)
+        XCTAssertEqual(stored169, Data("token-7".utf8))
+        XCTAssertEqual(try ids(reopened), ["a"])
+        let other = CSSearchableIndex(name: "other")
+        let stored173 = try await state(other)
+        XCTAssertEqual(stored173, Data(), "client state is per index name")
+    }
+
+    func testCompareAndSwapClientState() async throws {
+        let index = CSSearchableIndex(name: "i")
+        index.beginBatch()
+        index.indexSearchableItems([makeItem("a")], completionHandler: nil)
+        try await index.endIndexBatch(expectedClientState: nil, newClientState: Data("1".utf8))
+        let stored182 = try await state(index)
+        XCTAssertEqual(stored182, Data("1".utf8))
+
+        index.beginBatch()
+        index.indexSearchableItems([makeItem("b")], completionHandler: nil)
+        do {
+            try await index.endIndexBatch(expectedClientState: Data("0".utf8), newClientState: Data("2".utf8))
+            XCTFail("a mismatched state must fail")
+        } catch let error as CSIndexError {
+            XCTAssertEqual(error.code, .mismatchedClientState)
+            XCTAssertEqual(error.errorCode, -1006)
+        }
+        XCTAssertEqual(try ids(index), ["a"], "nothing of a mismatched batch is applied")
+        let stored195 = try await state(index)
+        XCTAssertEqual(stored195, Data("1".utf8))
+
+        index.beginBatch()
+        index.indexSearchableItems([makeItem("c")], completionHandler: nil)
+        try await index.endBatch(expectedClientState: Data("1".utf8), newClientState: Data("2".utf8))
+        XCTAssertEqual(try ids(index), ["a", "c"])
+    }
+
+    func testOversizedClientStateFailsAndAppliesNothing() async throws {
+        let index = CSSearchableIndex(name: "i")
+        index.beginBatch()
+        index.indexSearchableItems([makeItem("a")], completionHandler: nil)
+        do {
+            try await index.endBatch(withClientState: Data(count: 250))
+            XCTFail("250 bytes of client state must fail")
+        } catch CSIndexError.invalidClientStateError {
+        }
+        XCTAssertEqual(try ids(index), [])
+        index.beginBatch()
+        index.indexSearchableItems([makeItem("a")], completionHandler: nil)
+        try await index.endBatch(withClientState: Data(count: 249))
+        XCTAssertEqual(try ids(index), ["a"])
+    }
+
+    func testBatchingOnTheDefaultIndexFails() async throws {
+        let index = CSSearchableIndex.default()
+        XCTAssertTrue(index === CSSearchableIndex.default())
+        index.beginBatch()
+        try await index.indexSearchableItems([makeItem("a")])
+        do {
+            try await index.endBatch(withClientState: Data("x".utf8))
+            XCTFail("batching on the default index must fail")
+        } catch let error as CSIndexError {
+            XCTAssertEqual(error.code, .invalidClientStateError)
+            XCTAssertEqual(error.errorCode, -1002)
+        }
+        do {
+            _ = try await index.fetchLastClientState()
+            XCTFail("client state on the default index must fail")
+        } catch CSIndexError.invalidClientStateError {
+        }
+        XCTAssertEqual(try ids(index), ["a"], "calls on the default index apply at once")
+    }
+
+    func testInvalidItemsFailTheWholeCallAndKeepTheIndex() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([makeItem("kept")])
+
+        func expectInvalid(_ items: [CSSearchableItem], _ fragment: String, line: UInt = #line) async {
+            do {
+                try await index.indexSearchableItems(items)
+                XCTFail("expected invalidItemError", line: line)
+            } catch let error as CSIndexError {
+                XCTAssertEqual(error.code, .invalidItemError, line: line)
+                XCTAssertEqual(error.errorCode, -1001, line: line)
+                XCTAssertTrue(error.localizedDescription.contains(fragment), "\(error.localizedDescription)", line: line)
+            } catch {
+                XCTFail("unexpected \(error)", line: line)
+            }
+        }
+        await expectInvalid([makeItem("ok"), makeItem("")], "empty")
+        let nan = makeItem("nan")
+        nan.attributeSet.latitude = NSNumber(value: Double.nan)
+        await expectInvalid([nan], "finite")
+        let far = makeItem("far")
+        far.attributeSet.longitude = 200
+        await expectInvalid([far], "longitude")
+        let wrongType = makeItem("wrong")
+        let key = CSCustomAttributeKey(keyName: "com_example_tags", searchable: true, searchableByDefault: false,
+                                       unique: false, multiValued: true)!
+        wrongType.attributeSet.setValue(NSString(string: "not an array"), forCustomKey: key)
+        await expectInvalid([wrongType], "multi-valued")
+        let notPlist = makeItem("weird")
+        notPlist.attributeSet.setValue(NSURLComponentsBox(), forCustomKey: CSCustomAttributeKey(keyName: "com_example_weird")!)
+        await expectInvalid([notPlist], "property-list")
+        let huge = makeItem("huge")
+        huge.attributeSet.textContent = String(repeating: "x", count: IndexLimits.maximumValueSize + 1)
+        await expectInvalid([huge], "limit")
+        await expectInvalid([makeItem(String(repeating: "i", count: 2000))], "longer")
+
+        XCTAssertEqual(try ids(index), ["kept"], "a failed call indexes nothing and keeps what was there")
+    }
+
+    func testCompletionHandlerFormsReportErrors() {
+        let index = CSSearchableIndex(name: "i")
+        XCTAssertNil(waitFor { index.indexSearchableItems([self.makeItem("a")], completionHandler: $0) })
+        let error = waitFor { index.indexSearchableItems([self.makeItem("")], completionHandler: $0) }
+        XCTAssertEqual((error as? CSIndexError)?.code, .invalidItemError)
+        XCTAssertNil(waitFor { index.deleteSearchableItems(withIdentifiers: ["a"], completionHandler: $0) })
+        XCTAssertNil(waitFor { index.deleteSearchableItems(withDomainIdentifiers: ["d"], completionHandler: $0) })
+        XCTAssertNil(waitFor { index.deleteAllSearchableItems(completionHandler: $0) })
+        index.beginBatch()
+        XCTAssertNil(waitFor { index.endIndexBatch(expectedClientState: nil, newClientState: Data("s".utf8), completionHandler: $0) })
+    }
+
+    func testFilesArePrivateAndRelocatable() async throws {
+        let index = CSSearchableIndex(name: "private")
+        try await index.indexSearchableItems([makeItem("a")])
+        let url = IndexInspector(index).storeURL
+        XCTAssertTrue(url.path.hasPrefix(root.path), "OpenSpotlight.setRootDirectory relocates the store")
+        XCTAssertTrue(url.path.contains("/apps/\(app!)/indexes/private.sqlite"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        let dir = try FileManager.default.attributesOfItem(atPath: url.deletingLastPathComponent().path)
+        XCTAssertEqual((dir[.posixPermissions] as? NSNumber)?.intValue, 0o700)
+        XCTAssertTrue(CSSearchableIndex.isIndexingAvailable())
+    }
+
+    func testStrangeIndexNamesAreSafeFileNames() async throws {
+        let index = CSSearchableIndex(name: "../../etc/passwd é")
+        try await index.indexSearchableItems([makeItem("a")])
+        let url = IndexInspector(index).storeURL
+        XCTAssertTrue(url.path.hasPrefix(root.path))
+        XCTAssertEqual(url.deletingLastPathComponent().lastPathComponent, "indexes")
+        XCTAssertEqual(StoreLocation.indexNames(app: app, root: root), ["../../etc/passwd é"])
+    }
+
+    func testCorruptStoreReportsIndexUnavailable() async throws {
+        let index = CSSearchableIndex(name: "broken")
+        let url = IndexInspector(index).storeURL
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(repeating: 0x42, count: 8192).write(to: url)
+        do {
+            try await index.indexSearchableItems([makeItem("a")])
+            XCTFail("a damaged file must fail")
+        } catch let error as CSIndexError {
+            XCTAssertEqual(error.code, .indexUnavailableError)
+            XCTAssertEqual(error.errorCode, -1000)
+        }
+    }
+
+    func testErrorCodesMatchApple() {
+        XCTAssertEqual(CSIndexErrorDomain, "CSIndexErrorDomain")
+        XCTAssertEqual(CSIndexError.errorDomain, "CSIndexErrorDomain")
+        let codes: [(CSIndexError.Code, Int)] = [
+            (.unknownError, -1), (.indexUnavailableError, -1000), (.invalidItemError, -1001),
+            (.invalidClientStateError, -1002), (.remoteConnectionError, -1003), (.quotaExceeded, -1004),
+            (.indexingUnsupported, -1005), (.mismatchedClientState, -1006),
+        ]
+        for (code, raw) in codes {
+            XCTAssertEqual(code.rawValue, raw)
+            let error = CSIndexError(code, userInfo: [NSLocalizedDescriptionKey: "m"])
+            XCTAssertEqual(error.errorCode, raw)
+            XCTAssertEqual(error.localizedDescription, "m")
+            XCTAssertTrue(code ~= error)
+            XCTAssertEqual((error as NSError).domain, CSIndexErrorDomain)
+            XCTAssertEqual((error as NSError).code, raw)
+        }
+        XCTAssertEqual(CSIndexError.invalidItemError, .invalidItemError)
+        XCTAssertEqual(CSIndexError.quotaExceeded, .quotaExceeded)
+        XCTAssertEqual(CSIndexError.remoteConnectionError, .remoteConnectionError)
+        XCTAssertEqual(CSIndexError.indexingUnsupported, .indexingUnsupported)
+        XCTAssertEqual(CSIndexError.unknownError, .unknownError)
+        XCTAssertEqual(CSIndexError.indexUnavailableError, .indexUnavailableError)
+    }
+
+    func testConstants() {
+        XCTAssertEqual(CSSearchableItemActionType, "com.apple.corespotlightitem")
+        XCTAssertEqual(CSSearchableItemActivityIdentifier, "kCSSearchableItemActivityIdentifier")
+        XCTAssertEqual(CSQueryContinuationActionType, "com.apple.corespotlightquerycontinuation")
+        XCTAssertEqual(CSSearchQueryString, "kCSSearchQueryString")
+    }
+
+    func testItemBasics() {
+        let generated = CSSearchableItem(uniqueIdentifier: nil, domainIdentifier: nil,
+                                         attributeSet: CSSearchableItemAttributeSet())
+        XCTAssertNotNil(UUID(uuidString: generated.uniqueIdentifier), "a nil identifier becomes a UUID")
+        XCTAssertFalse(generated.isUpdate)
+        let a = makeItem("a"), b = makeItem("b")
+        XCTAssertEqual(a.compare(byRank: b), .orderedSame, "unranked items compare equal")
+        a._rank = 0
+        XCTAssertEqual(a.compare(byRank: b), .orderedAscending)
+        b._rank = 1
+        XCTAssertEqual(b.compare(byRank: a), .orderedDescending)
+        let copy = a.copy() as! CSSearchableItem
+        copy.attributeSet.title = "changed"
+        XCTAssertEqual(a.attributeSet.title, "a", "copies are deep")
+    }
+
+    func testApplicationIdentityRule() {
+        StoreLocation.resetApplicationIdentifier()
+        let env = ProcessInfo.processInfo.environment[StoreLocation.applicationIdentifierEnvironmentVariable]
+        let expected = env ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        XCTAssertEqual(OpenSpotlight.applicationIdentifier, expected)
+        OpenSpotlight.configure(applicationIdentifier: "com.example.explicit")
+        XCTAssertEqual(OpenSpotlight.applicationIdentifier, "com.example.explicit")
+    }
+
+    func testAppsAreIsolated() async throws {
+        try await CSSearchableIndex(name: "shared-name").indexSearchableItems([makeItem("mine")])
+        OpenSpotlight.configure(applicationIdentifier: "com.example.other")
+        let other = CSSearchableIndex(name: "shared-name")
+        try await other.deleteAllSearchableItems()
+        try await other.indexSearchableItems([makeItem("theirs")])
+        XCTAssertEqual(try ids(other), ["theirs"])
+        OpenSpotlight.configure(applicationIdentifier: app)
+        XCTAssertEqual(try ids(CSSearchableIndex(name: "shared-name")), ["mine"], "another app cannot delete my items")
+        XCTAssertEqual(StoreLocation.installedApps(root: root).sorted(), [app, "com.example.other"].sorted())
+    }
+}
+
+/// A Foundation object that is not a property-list value.
+final class NSURLComponentsBox: NSObject, NSSecureCoding {
+    static var supportsSecureCoding: Bool { true }
+    override init() {}
+    init?(coder: NSCoder) {}
+    func encode(with coder: NSCoder) {}
+}
+

@@ -1,0 +1,221 @@
+import Foundation
+import XCTest
+@testable import OpenCoreSpotlight
+import SpotlightEngine
+
+final class CSUserQueryTests: IndexTestCase {
+    let smoothies: [(String, String, String)] = [
+        ("berry-blue", "Berry Blue", "A berry smoothie with blueberries"),
+        ("very-berry", "Very Berry", "Strawberries and raspberries"),
+        ("carrot-chops", "Carrot Chops", "Carrots and orange"),
+        ("chocolate-almond-milk", "Chocolate Almond Milk", "Cocoa, almond milk and banana"),
+        ("matcha-milk", "Matcha Milk", "Green tea with milk"),
+        ("milk-shake", "Milk Shake", "Classic vanilla milk"),
+        ("creme", "Crème Brûlée", "Caramel custard"),
+    ]
+
+    func seed() async throws -> CSSearchableIndex {
+        let index = CSSearchableIndex(name: "smoothies")
+        try await index.indexSearchableItems(smoothies.map { id, title, description in
+            let set = CSSearchableItemAttributeSet(contentType: .content)
+            set.title = title
+            set.displayName = title
+            set.contentDescription = description
+            return CSSearchableItem(uniqueIdentifier: id, domainIdentifier: "smoothies", attributeSet: set)
+        })
+        return index
+    }
+
+    func search(_ text: String, _ configure: (CSUserQueryContext) -> Void = { _ in }) async throws
+        -> (items: [CSUserQuery.Item], suggestions: [CSUserQuery.Suggestion])
+    {
+        let context = CSUserQueryContext()
+        context.fetchAttributes = ["title"]
+        context.enableRankedResults = true
+        configure(context)
+        var items: [CSUserQuery.Item] = []
+        var suggestions: [CSUserQuery.Suggestion] = []
+        for try await response in CSUserQuery(userQueryString: text, userQueryContext: context).responses {
+            switch response {
+            case .item(let item): items.append(item)
+            case .suggestion(let suggestion): suggestions.append(suggestion)
+            }
+        }
+        return (items, suggestions)
+    }
+
+    func ids(_ text: String) async throws -> [String] {
+        try await search(text).items.map(\.id)
+    }
+
+    func testBerryFindsTheBerrySmoothies() async throws {
+        _ = try await seed()
+        let r1 = try await ids("berry")
+        XCTAssertEqual(r1, ["berry-blue", "very-berry"])
+        let r2 = try await ids("BERRY")
+        XCTAssertEqual(r2, ["berry-blue", "very-berry"])
+        let r3 = try await ids("ber")
+        XCTAssertEqual(r3, ["berry-blue", "very-berry"], "the last word is a prefix")
+        let r4 = try await ids("berry smo")
+        XCTAssertEqual(r4, ["berry-blue"])
+    }
+
+    func testDiacriticsAndTypos() async throws {
+        _ = try await seed()
+        let r5 = try await ids("creme brulee")
+        XCTAssertEqual(r5, ["creme"])
+        let r6 = try await ids("chocolat")
+        XCTAssertEqual(r6, ["chocolate-almond-milk"])
+        let r7 = try await ids("chcolate")
+        XCTAssertEqual(r7, ["chocolate-almond-milk"], "one deletion in an 8-letter word")
+        let r8 = try await ids("chocolaet almond")
+        XCTAssertEqual(r8, ["chocolate-almond-milk"], "a transposition is one typo")
+        let r9 = try await ids("carots")
+        XCTAssertEqual(r9, ["carrot-chops"], "a typo inside the word being typed")
+        let r10 = try await ids("mlik shake")
+        XCTAssertEqual(r10, [], "words of 4 letters are typed exactly")
+    }
+
+    func testRankingPutsTitlesFirstAndRanksAreConsistent() async throws {
+        _ = try await seed()
+        let result = try await search("milk")
+        XCTAssertEqual(result.items.map(\.id), ["chocolate-almond-milk", "matcha-milk", "milk-shake"])
+        for (a, b) in zip(result.items, result.items.dropFirst()) {
+            XCTAssertEqual(a.item.compare(byRank: b.item), .orderedAscending)
+            XCTAssertLessThan(a, b)
+        }
+    }
+
+    func testEngagementMovesAResultUp() async throws {
+        _ = try await seed()
+        let before = try await search("milk")
+        XCTAssertNotEqual(before.items.first?.id, "milk-shake")
+        let query = CSUserQuery(userQueryString: "milk", userQueryContext: nil)
+        let shake = try XCTUnwrap(before.items.first { $0.id == "milk-shake" })
+        query.userEngaged(shake, visibleItems: before.items, interaction: .select)
+        let r11 = try await ids("milk")
+        XCTAssertEqual(r11.first, "milk-shake", "after engaging Milk Shake for milk it comes first")
+        let r12 = try await ids("mil")
+        XCTAssertEqual(r12.first, "milk-shake", "also while typing the same query")
+        let r13 = try await ids("cocoa")
+        XCTAssertEqual(r13, ["chocolate-almond-milk"], "engagement never adds matches")
+    }
+
+    func testEngagementNeverBuriesAClearlyBetterMatch() async throws {
+        _ = try await seed()
+        let query = CSUserQuery(userQueryString: "caramel", userQueryContext: nil)
+        for _ in 0..<20 {
+            query.userEngaged(CSUserQuery.Item(item: makeItem("carrot-chops")), visibleItems: [], interaction: .select)
+        }
+        // "orange" is in Carrot Chops' description only; a title match elsewhere must stay ahead.
+        let index = CSSearchableIndex(name: "smoothies")
+        try await index.indexSearchableItems([makeItem("orange-title", title: "Orange Sunrise")])
+        let r14 = try await ids("orange")
+        XCTAssertEqual(r14, ["orange-title", "carrot-chops"])
+    }
+
+    func testFreshLastUsedDateWithIsUpdateRises() async throws {
+        let index = try await seed()
+        let r15 = try await ids("berry")
+        XCTAssertEqual(r15.first, "berry-blue")
+        let set = CSSearchableItemAttributeSet()
+        set.lastUsedDate = Date()
+        let update = CSSearchableItem(uniqueIdentifier: "very-berry", domainIdentifier: "smoothies", attributeSet: set)
+        update.isUpdate = true
+        try await index.indexSearchableItems([update])
+        let r16 = try await ids("berry")
+        XCTAssertEqual(r16, ["very-berry", "berry-blue"])
+    }
+
+    func testMaxResultCountAndFilters() async throws {
+        _ = try await seed()
+        let r17 = try await search("milk") { $0.maxResultCount = 2 }
+        XCTAssertEqual(r17.items.count, 2)
+        let filtered = try await search("milk") { $0.filterQueries = [#"title == "matcha*"c"#] }
+        XCTAssertEqual(filtered.items.map(\.id), ["matcha-milk"])
+        let fetched = try await search("matcha").items.first?.item
+        XCTAssertEqual(fetched?.attributeSet.title, "Matcha Milk")
+        XCTAssertNil(fetched?.attributeSet.contentDescription, "only fetchAttributes are returned")
+    }
+
+    func testSuggestionsCompleteAndCorrect() async throws {
+        _ = try await seed()
+        let none = try await search("berry smo")
+        XCTAssertEqual(none.suggestions, [], "maxSuggestionCount is 0 by default")
+
+        let result = try await search("berry smo") { $0.maxSuggestionCount = 5 }
+        let texts = result.suggestions.map { String($0.suggestion.localizedAttributedSuggestion.characters) }
+        XCTAssertEqual(texts.first, "berry smoothie")
+        let corrected = try await search("choclate alm") { $0.maxSuggestionCount = 5 }
+        XCTAssertEqual(corrected.suggestions.first.map { String($0.suggestion.localizedAttributedSuggestion.characters) },
+                       "chocolate almond")
+
+        let highlight = try XCTUnwrap(result.suggestions.first).suggestion.localizedAttributedSuggestion
+        let marked = highlight.runs.filter { $0[SuggestionHighlightAttribute.self] == true }
+            .map { String(highlight[$0.range].characters) }
+        XCTAssertEqual(marked, ["othie"], "the part not typed yet is highlighted")
+        XCTAssertEqual(result.suggestions.first?.suggestion.suggestionKind, .default)
+    }
+
+    func testSuggestionsNeverComeFromDeletedItemsAndRememberEngagedQueries() async throws {
+        let index = try await seed()
+        try await index.deleteSearchableItems(withIdentifiers: ["matcha-milk"])
+        let suggestions = try await search("matc") { $0.maxSuggestionCount = 5 }.suggestions
+        XCTAssertEqual(suggestions, [], "matcha only existed in a deleted item")
+
+        let context = CSUserQueryContext(currentSuggestion: nil)
+        XCTAssertEqual(context.maxSuggestionCount, 10)
+        let picked = try await search("milk sh") { $0.maxSuggestionCount = 5 }.suggestions
+        let shake = try XCTUnwrap(picked.first)
+        CSUserQuery(userQueryString: "milk sh", userQueryContext: nil)
+            .userEngaged(shake, visibleSuggestions: picked, interaction: .select)
+        let later = try await search("mi") { $0.maxSuggestionCount = 3 }.suggestions
+        XCTAssertEqual(later.first?.suggestion.text, "milk shake", "a past engaged query is suggested first")
+        for (a, b) in zip(later, later.dropFirst()) { XCTAssertEqual(a.suggestion.compare(byRank: b.suggestion), .orderedAscending) }
+    }
+
+    func testContinuingFromASuggestion() async throws {
+        _ = try await seed()
+        let carr = try await search("carr") { $0.maxSuggestionCount = 1 }
+        let suggestion = try XCTUnwrap(carr.suggestions.first)
+        let context = CSUserQueryContext(currentSuggestion: suggestion.suggestion)
+        var found: [String] = []
+        for try await response in CSUserQuery(userQueryString: nil, userQueryContext: context).responses {
+            if case .item(let item) = response { found.append(item.id) }
+        }
+        XCTAssertEqual(found, ["carrot-chops"])
+    }
+
+    func testHandlerAPIDeliversItemsAndSuggestions() async throws {
+        _ = try await seed()
+        let context = CSUserQueryContext()
+        context.maxSuggestionCount = 3
+        let query = CSUserQuery(userQueryString: "berry", userQueryContext: context)
+        let items = Box<[String]>([])
+        let suggestions = Box<[String]>([])
+        query.foundItemsHandler = { found in items.mutate { $0 += found.map(\.uniqueIdentifier) } }
+        query.foundSuggestionsHandler = { list in suggestions.mutate { $0 = list.map(\.text) } }
+        let done = expectation(description: "done")
+        query.completionHandler = { error in
+            XCTAssertNil(error)
+            done.fulfill()
+        }
+        query.start()
+        await fulfillment(of: [done], timeout: 30)
+        XCTAssertEqual(items.value, ["berry-blue", "very-berry"])
+        XCTAssertEqual(query.foundItemCount, 2)
+        XCTAssertEqual(query.foundSuggestionCount, suggestions.value.count)
+        CSUserQuery.prepare()
+    }
+
+    func testEmptyTextReturnsItemsByRecencyAndHint() async throws {
+        let index = try await seed()
+        let set = CSSearchableItemAttributeSet()
+        set.rankingHint = 100
+        let update = CSSearchableItem(uniqueIdentifier: "creme", domainIdentifier: nil, attributeSet: set)
+        update.isUpdate = true
+        try await index.indexSearchableItems([update])
+        let r18 = try await ids("")
+        XCTAssertEqual(r18.first, "creme")
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import XCTest
+import GRDB
+@testable import SpotlightEngine
+
+final class IndexStoreTests: XCTestCase {
+    var directory: URL!
+    var store: IndexStore!
+    let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    var later: Date { now.addingTimeInterval(365 * 86_400) }
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID().uuidString)")
+        store = try IndexStore(url: directory.appendingPathComponent("a/b/test.sqlite"))
+    }
+
+    override func tearDownWithError() throws {
+        try store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func item(_ id: String, title: String? = nil, description: String? = nil, body: String? = nil,
+              keywords: [String]? = nil, hint: Int? = nil, lastUsed: Date? = nil, domain: String? = nil) -> StoredItem {
+        var attributes: [String: AttributeValue] = [:]
+        attributes["title"] = title.map { .string($0) }
+        attributes["contentDescription"] = description.map { .string($0) }
+        attributes["textContent"] = body.map { .string($0) }
+        attributes["keywords"] = keywords.map { .array($0.map { .string($0) }) }
+        attributes["rankingHint"] = hint.map { .int(Int64($0)) }
+        attributes["lastUsedDate"] = lastUsed.map { .date($0) }
+        return StoredItem(uniqueIdentifier: id, domainIdentifier: domain, expirationDate: later, attributes: attributes)
+    }
+
+    func search(_ text: String, limit: Int = 20) throws -> [String] {
+        var options = TextSearchOptions(limit: limit)
+        options.now = now
+        return try store.search(text, options: options).map(\.item.uniqueIdentifier)
+    }
+
+    func testValueCodecRoundTripsEveryKind() throws {
+        let attributes: [String: AttributeValue] = [
+            "s": .string("héllo ✓"), "i": .int(-42), "d": .double(3.25), "t": .bool(true), "f": .bool(false),
+            "date": .date(Date(timeIntervalSinceReferenceDate: 123.5)), "data": .data(Data([0, 1, 255])),
+            "url": .url(URL(string: "https://example.com/a?b=c")!),
+            "person": .person(PersonValue(displayName: "Brent", handles: ["+1 555"], handleIdentifier: "phoneNumbers",
+                                          contactIdentifier: "c1")),
+            "anon": .person(PersonValue(displayName: nil, handles: [], handleIdentifier: "emailAddresses")),
+            "loc": .localized(["en": "Song", "fr": "Chanson"]),
+            "arr": .array([.string("a"), .int(1), .null]), "null": .null, "empty": .array([]),
+        ]
+        let custom = ["com_x": CustomAttribute(value: .int(3), isSearchable: true, isSearchableByDefault: true,
+                                               isUnique: true, isMultiValued: false)]
+        let decoded = try ValueCodec.decode(ValueCodec.encode(attributes: attributes, custom: custom))
+        XCTAssertEqual(decoded.attributes, attributes)
+        XCTAssertEqual(decoded.custom, custom)
+    }
+
+    func testValueCodecRejectsGarbage() {
+        for bytes: [UInt8] in [[5], [1, 0, 3, 0x61], [1, 0, 1, 0x61, 99], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]] {
+            XCTAssertThrowsError(try ValueCodec.decode(bytes)) { error in
+                XCTAssertEqual((error as? EngineError)?.code, .corruptIndex)
+            }
+        }
+    }
+
+    func testWordsMatchAsWordsAndTheLastAsAPrefix() throws {
+        try store.apply([.upsert(item("1", title: "Berry Blue", description: "A berry smoothie")),
+                         .upsert(item("2", title: "Strawberry", description: "Fresh strawberries")),
+                         .upsert(item("3", title: "Mango", description: "Tropical"))], now: now)
+        XCTAssertEqual(try search("berry"), ["1"], "berry is not a prefix of strawberry")
+        XCTAssertEqual(try search("ber"), ["1"])
+        XCTAssertEqual(try search("BERRY smoo"), ["1"], "case is ignored; the last word is a prefix")
+        XCTAssertEqual(try search("berry strawberry"), [], "every word must match")
+        XCTAssertEqual(try search("smoothie berry"), ["1"], "all words but the last match whole words")
+        XCTAssertEqual(try search("smooth berry"), [], "a non-final word is not a prefix")
+    }
+
+    func testTierOrdersResults() throws {
+        try store.apply([.upsert(item("body", title: "Zzz", body: "milk")),
+                         .upsert(item("desc", title: "Yyy", description: "milk")),
+                         .upsert(item("kw", title: "Xxx", keywords: ["milk"])),
+                         .upsert(item("title", title: "Milk"))], now: now)
+        XCTAssertEqual(try search("milk"), ["title", "kw", "desc", "body"])
+        XCTAssertEqual(try search("mil"), ["title", "kw", "desc", "body"])
+    }
+
+    func testExactBeatsPrefixAndStaticSignalsBreakTies() throws {
+        try store.apply([.upsert(item("prefix", title: "Milkshake")),
+                         .upsert(item("exact", title: "Milk")),
+                         .upsert(item("hinted", title: "Milk", hint: 100)),
+                         .upsert(item("recent", title: "Milk", lastUsed: now.addingTimeInterval(-3600)))], now: now)
+        XCTAssertEqual(try search("milk"), ["hinted", "recent", "exact", "prefix"],
+                       "exact matches first, ordered by static signals, then the prefix match")
+        XCTAssertEqual(try search("milk shake"), [], "a non-final word matches whole words only")
+    }
+
+    func testStaticSignalsNeverBuryABetterTextMatch() throws {
+        try store.apply([.upsert(item("strong", title: "Chocolate milk")),
+                         .upsert(item("weak", title: "Shake", body: "chocolate", hint: 100, lastUsed: now))], now: now)
+        var options = TextSearchOptions()
+        options.now = now
+        options.boosts = ["weak": 2]
+        XCTAssertEqual(try store.search("chocolate", options: options).map(\.item.uniqueIdentifier), ["strong", "weak"])
+    }
+
+    func testExplanationAddsUp() throws {
+        try store.apply([.upsert(item("a", title: "Natural Bridges", hint: 50))], now: now)
+        var options = TextSearchOptions()
+        options.now = now
+        let hit = try XCTUnwrap(store.search("natural bri", options: options).first)
+        XCTAssertEqual(hit.explanation.words.map(\.kind), [.exact, .prefix])
+        XCTAssertEqual(hit.explanation.words.map(\.tier), [0, 0])
+        XCTAssertEqual(hit.explanation.rankingHintPoints, Ranking.maxRankingHintPoints / 2, accuracy: 1e-9)
+        XCTAssertEqual(hit.score, hit.explanation.total, accuracy: 1e-9)
+        XCTAssertTrue(hit.explanation.description.contains("natural→natural exact tier 0"))
+    }
+
+    func testDeletesAndUpdatesLeaveNoGhosts() throws {
+        try store.apply([.upsert(item("a", title: "alpha beta")), .upsert(item("b", title: "beta gamma"))], now: now)
+        try store.apply([.upsert(item("a", title: "delta"))], now: now)
+        XCTAssertEqual(try search("alpha"), [])
+        XCTAssertEqual(try search("beta"), ["b"])
+        try store.apply([.delete(identifiers: ["b"])], now: now)
+        XCTAssertEqual(try search("beta"), [])
+        XCTAssertEqual(try search("gam"), [])
+        let df = try store.read { try Int.fetchOne($0, sql: "SELECT df FROM term WHERE text = 'beta'") }
+        XCTAssertEqual(df, 0, "document frequencies follow deletes")
+        try store.checkIntegrity()
+    }
+
+    func testMergeKeepsOtherAttributesAndClearsExplicitNils() throws {
+        try store.apply([.upsert(item("a", title: "Title", description: "Desc", keywords: ["k"]))], now: now)
+        let patch = StoredItem(uniqueIdentifier: "a", expirationDate: later,
+                               attributes: ["lastUsedDate": .date(now)])
+        try store.apply([.upsert(patch, isUpdate: true, clearedAttributes: ["keywords"], clearedCustomKeys: [])], now: now)
+        let back = try XCTUnwrap(store.item(withIdentifier: "a", now: now))
+        XCTAssertEqual(back.attributes["title"], .string("Title"))
+        XCTAssertEqual(back.attributes["contentDescription"], .string("Desc"))
+        XCTAssertEqual(back.attributes["lastUsedDate"], .date(now))
+        XCTAssertNil(back.attributes["keywords"])
+        XCTAssertEqual(try search("k"), [])
+    }
+
+    func testCandidatesComeFromTheIndex() throws {
+        try store.apply([.upsert(item("1", title: "Natural Bridges", keywords: ["Natural Bridges State Park"])),
+                         .upsert(item("2", title: "Arches"))], now: now)
+        let ids = try store.read { try TermLookup.term("natur", prefix: true).candidateIDs($0) }
+        XCTAssertEqual(ids.count, 1)
+        let none = try store.read { try TermLookup.all([.term("natural", prefix: false), .term("arches", prefix: false)]).candidateIDs($0) }
+        XCTAssertTrue(none.isEmpty)
+        let both = try store.read { try TermLookup.any([.term("natural", prefix: false), .term("arches", prefix: false)]).candidateIDs($0) }
+        XCTAssertEqual(both.count, 2)
+    }
+
+    func testEmptyTextReturnsItemsByStaticScore() throws {
+        try store.apply([.upsert(item("low", title: "a", hint: 1)), .upsert(item("high", title: "b", hint: 90))], now: now)
+        XCTAssertEqual(try search(""), ["high", "low"])
+    }
+
+    func testExpiredItemsAreInvisibleAndPurgedOnWrite() throws {
+        var old = item("old", title: "expiring")
+        old.expirationDate = now.addingTimeInterval(10)
+        try store.apply([.upsert(old), .upsert(item("new", title: "expiring too"))], now: now)
+        let after = now.addingTimeInterval(20)
+        var options = TextSearchOptions()
+        options.now = after
+        XCTAssertEqual(try store.search("expiring", options: options).map(\.item.uniqueIdentifier), ["new"])
+        XCTAssertNil(try store.item(withIdentifier: "old", now: after))
+        XCTAssertEqual(try store.count(now: after), 1)
+        try store.apply([], now: after)
+        XCTAssertEqual(try store.rowCount(), 1, "the next write purges expired items")
+    }
+
+    func testInspection() throws {
+        try store.apply([.upsert(item("1", domain: "a")), .upsert(item("2", domain: "a.b")),
+                         .upsert(item("3", domain: "ab")), .upsert(item("4"))], now: now)
+        XCTAssertEqual(try store.count(now: now), 4)
+        XCTAssertEqual(try store.count(domain: "a", now: now), 2)
+        XCTAssertEqual(try store.listItems(limit: 2, now: now).map(\.uniqueIdentifier), ["1", "2"])
+        XCTAssertEqual(try store.listItems(after: "2", limit: 10, now: now).map(\.uniqueIdentifier), ["3", "4"])
+        XCTAssertEqual(try store.domains(now: now).map(\.domain), ["a", "a.b", "ab"])
+        XCTAssertGreaterThan(store.diskSize(), 0)
+    }
+
+    func testNewerFormatIsRefused() throws {
+        try store.read { _ in }
+        try store.pool.write { try $0.execute(sql: "UPDATE meta SET value = 99 WHERE key = 'formatVersion'") }
+        XCTAssertThrowsError(try IndexStore(url: store.url)) { error in
+            XCTAssertEqual((error as? EngineError)?.code, .unsupportedFormat)
+        }
+    }
+
+    func testGarbageFileIsCorrupt() throws {
+        let url = directory.appendingPathComponent("garbage.sqlite")
+        try Data(repeating: 7, count: 4096).write(to: url)
+        XCTAssertThrowsError(try IndexStore(url: url)) { error in
+            XCTAssertEqual((error as? EngineError)?.code, .corruptIndex)
+        }
+        XCTAssertThrowsError(try IndexStore(url: directory.appendingPathComponent("missing.sqlite"), create: false)) { error in
+            XCTAssertEqual((error as? EngineError)?.code, .indexUnavailable)
+        }
+    }
+
+    func testCompareAndSetClientState() throws {
+        try store.apply([.upsert(item("a"))], clientState: .compareAndSet(expected: nil, new: Data("1".utf8)), now: now)
+        XCTAssertThrowsError(try store.apply([.upsert(item("b"))], clientState: .compareAndSet(expected: nil, new: Data("2".utf8)), now: now)) {
+            XCTAssertEqual(($0 as? EngineError)?.code, .mismatchedClientState)
+        }
+        XCTAssertNil(try store.item(withIdentifier: "b", now: now))
+        XCTAssertEqual(try store.clientState(), Data("1".utf8))
+        try store.apply([.deleteAll], now: now)
+        XCTAssertNil(try store.clientState())
+    }
+}

@@ -1,0 +1,96 @@
+import Testing
+@testable import SpotlightText
+
+/// A text and the words it must split into.
+struct SplitCase: Sendable, CustomTestStringConvertible {
+    var input: String
+    var expected: [String]
+    var testDescription: String { "\(input.debugDescription) → \(expected)" }
+    init(_ input: String, _ expected: [String]) {
+        self.input = input
+        self.expected = expected
+    }
+}
+
+@Suite("WordSplitter")
+struct WordSplitterTests {
+    static let wordCases: [SplitCase] = [
+        // camelCase: a lowercase→uppercase transition starts a word
+        SplitCase("MyWindowClass", ["My", "Window", "Class"]),
+        SplitCase("iPhoneCase", ["i", "Phone", "Case"]),
+        SplitCase("NSWindow", ["NSWindow"]),
+        SplitCase("HTMLParser", ["HTMLParser"]),
+        SplitCase("getHTTPResponse", ["get", "HTTPResponse"]),
+        SplitCase("camelCaseÜber", ["camel", "Case", "Über"]),
+        // punctuation and whitespace
+        SplitCase("I love Paris", ["I", "love", "Paris"]),
+        SplitCase("paris-france.jpg", ["paris", "france", "jpg"]),
+        SplitCase("snake_case_name", ["snake", "case", "name"]),
+        SplitCase("path/to:file", ["path", "to", "file"]),
+        SplitCase("public.swift-source", ["public", "swift", "source"]),
+        SplitCase("Re: lunch", ["Re", "lunch"]),
+        SplitCase("don't", ["don", "t"]),
+        SplitCase("a\tb\nc", ["a", "b", "c"]),
+        SplitCase("emoji🎉party", ["emoji", "party"]),
+        SplitCase("50% off", ["50", "off"]),
+        // digits: no split between letters and digits
+        SplitCase("Win10Pro", ["Win10Pro"]),
+        SplitCase("abc123def", ["abc123def"]),
+        SplitCase("version2Beta", ["version2Beta"]),
+        SplitCase("3.14", ["3", "14"]),
+        // empty and separator-only
+        SplitCase("", []),
+        SplitCase("   ", []),
+        SplitCase("--//..", []),
+        // non-ASCII
+        SplitCase("Frédéric Chopin", ["Frédéric", "Chopin"]),
+        SplitCase("Fre\u{301}de\u{301}ric", ["Fre\u{301}de\u{301}ric"]),
+        SplitCase("Ünïcödé Wörds", ["Ünïcödé", "Wörds"]),
+        SplitCase("ＡＢＣ１２ ｄｅｆ", ["ＡＢＣ１２", "ｄｅｆ"]),
+        SplitCase("東京タワー", ["東", "京", "タワー"]),
+        SplitCase("ひらがな", ["ひ", "ら", "が", "な"]),
+        SplitCase("Москва-река", ["Москва", "река"]),
+    ]
+
+    @Test(arguments: wordCases)
+    func words(_ c: SplitCase) {
+        #expect(WordSplitter.words(c.input).map(String.init) == c.expected)
+    }
+
+    static let runCases: [SplitCase] = [
+        SplitCase("iPhoneCase 2", ["iPhoneCase", "2"]),
+        SplitCase("MyWindowClass", ["MyWindowClass"]),
+        SplitCase("paris-france.jpg", ["paris", "france", "jpg"]),
+        SplitCase("camelCaseÜber!", ["camelCaseÜber"]),
+        SplitCase("東京", ["東", "京"]),
+    ]
+
+    @Test(arguments: runCases)
+    func runs(_ c: SplitCase) {
+        #expect(WordSplitter.runs(c.input).map(String.init) == c.expected)
+    }
+
+    @Test func segmentsPairRunsWithParts() {
+        let segments = WordSplitter.segments("an iPhoneCase")
+        #expect(segments.map { String($0.run) } == ["an", "iPhoneCase"])
+        #expect(segments.map { $0.parts.map(String.init) } == [["an"], ["i", "Phone", "Case"]])
+    }
+
+    /// The ASCII byte path and the general character path agree.
+    @Test(arguments: ["MyWindowClass", "paris-france.jpg", "a1B2c3D", "x_y z", "iPhoneCase", "ABCdefGHI"])
+    func asciiPathMatchesGeneralPath(_ s: String) {
+        let general = WordSplitter.words(s + " é").map(String.init)
+        #expect(general == WordSplitter.words(s).map(String.init) + ["é"])
+    }
+
+    @Test func characterClasses() {
+        #expect(WordCharacterClass(of: Character("a")) == .word(isLowercase: true, isUppercase: false))
+        #expect(WordCharacterClass(of: Character("Z")) == .word(isLowercase: false, isUppercase: true))
+        #expect(WordCharacterClass(of: Character("7")) == .word(isLowercase: false, isUppercase: false))
+        #expect(WordCharacterClass(of: Character("-")) == .separator)
+        #expect(WordCharacterClass(of: Character("_")) == .separator)
+        #expect(WordCharacterClass(of: Character("東")) == .standalone)
+        #expect(WordCharacterClass(of: Character("é")) == .word(isLowercase: true, isUppercase: false))
+        #expect(WordCharacterClass(of: Character("🎉")) == .separator)
+    }
+}

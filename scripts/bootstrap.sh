@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian machine needs to build OpenSpotlight: a Swift 6 toolchain must already be on PATH
+# (the machine image provides it); SQLite's headers and zcat come from Debian's packages.
+set -euo pipefail
+
+need=()
+command -v zcat >/dev/null 2>&1 || need+=(gzip)
+[ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "bootstrap: installing ${need[*]}" >&2
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+        [ -x "$dir/swift" ] && export PATH="$dir:$PATH" && break
+    done
+fi
+command -v swift >/dev/null 2>&1 || { echo "bootstrap: no Swift toolchain found; install Swift 6 from swift.org" >&2; exit 1; }
