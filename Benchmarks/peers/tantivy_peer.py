@@ -86,8 +86,10 @@ class TantivyPeer(common.Peer):
         w.commit()
         t0 = common.now()
         w.wait_merging_threads()  # consumes the writer
+        merge_s = (common.now() - t0) / 1e9
         self.writer = None
-        return {"merge_wait_seconds": round((common.now() - t0) / 1e9, 3)}
+        self.widx.reload()
+        return {"merge_wait_seconds": round(merge_s, 3), "segments": self.widx.searcher().num_segments}
 
     def open_reader(self):
         self.ridx = open_index(self.schema, self.dir)

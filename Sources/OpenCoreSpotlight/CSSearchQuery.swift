@@ -130,6 +130,8 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
     }
 
     /// The app's stores a query searches: every index except the system's own (`_activities`…).
+    // Deviation: activities indexed through NSUserActivity are not returned by app queries; the system search
+    // (`spotlight`) shows them.
     internal func stores() throws -> [IndexStore] {
         try StoreLocation.indexNames(app: applicationIdentifier, root: root)
             .filter { $0 == StoreLocation.defaultIndexName || !$0.hasPrefix("_") }
@@ -199,6 +201,7 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
                         self.lock.unlock()
                         for item in items { continuation.yield(Results.Item(item: item)) }
                     }
+                    // Deviation (spec choice): after cancel(), iteration ends by throwing `.cancelled`.
                     if self.isCancelled {
                         continuation.finish(throwing: CSSearchQueryError(.cancelled, message: "the query was cancelled"))
                     } else {

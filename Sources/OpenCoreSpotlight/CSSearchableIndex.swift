@@ -86,6 +86,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     }
 
     /// The engine store behind this index.
+    // Deviation: items are identified per (app, index name): each named index is its own store, so the same
+    // identifier in two named indexes is two items, and deletes act on the index they are called on. Apple
+    // identifies items per app.
     internal func store() throws -> IndexStore {
         try StoreRegistry.store(app: applicationIdentifier, indexName: indexName ?? StoreLocation.defaultIndexName,
                                 root: root)
@@ -103,6 +106,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
         let now = Date()
         let operations: [IndexOperation]
         do {
+            // Deviation: one invalid item fails the whole call (Apple's granularity is undocumented).
             operations = try items.map { try ItemConversion.operation(for: $0, now: now) }
         } catch {
             complete(completionHandler, CSIndexError.from(error))
@@ -143,6 +147,8 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/beginbatch()>
     open func beginBatch() {
+        // Deviation: Apple does not document what batching on the default index does; here the calls apply at
+        // once and ending the batch fails with invalidClientStateError.
         guard indexName != nil else { return }
         state.withLock { $0.batch = Batch() }
     }
@@ -181,6 +187,8 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
             return s.batch
         }
         let completions = (batch?.completions ?? []) + [completionHandler].compactMap { $0 }
+        // Deviation: when the batch fails (state too large, mismatched state), nothing of it is applied and every
+        // call made during it gets the error.
         let finish: @Sendable ((any Error)?) -> Void = { error in
             for completion in completions { completion(error) }
         }
@@ -234,6 +242,8 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
 
     private func submit(_ operations: [IndexOperation], batchable: Bool,
                         completionHandler: (@Sendable ((any Error)?) -> Void)?) {
+        // Deviation: domain deletes and deleteAll made during a batch are part of the batch too (Apple's
+        // batches cover index and delete-by-identifier calls).
         let buffered = state.withLock { s -> Bool in
             guard batchable, s.batch != nil else { return false }
             s.batch?.operations += operations
@@ -241,6 +251,8 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
             return true
         }
         if buffered { return }
+        // Deviation: the completion handler runs once the change is committed and durable, and the next query
+        // sees it; Apple's runs when the change is journaled, and queries see it some time later.
         queue.async {
             do {
                 try self.store().apply(operations)
@@ -318,7 +330,7 @@ extension CSSearchableIndex {
     }
 
     /// The client state stored with the last batch.
-    // Deviation: Apple's async form returns `Data`; with no stored state it returns empty `Data`, as Apple's does.
+    // Deviation (spec choice): with no stored state, the async form returns empty `Data`.
     public func fetchLastClientState() async throws -> Data {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Data, any Error>) in
             fetchLastClientState { data, error in

@@ -43,6 +43,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
             c.fetchAttributes = ["displayName"]
             return c
         }()
+        // Deviation (spec choice): nil or empty text returns items by rankingHint and recency.
         var text = userQueryString ?? ""
         if text.trimmingCharacters(in: .whitespaces).isEmpty, let suggestion = context.currentSuggestion {
             text = suggestion.text

@@ -43,6 +43,7 @@ enum ItemConversion {
             try check(value, name: name, invalid: invalid)
             total += value.approximateByteCount
         }
+        // Deviation: coordinates out of range are rejected (Apple does not say).
         for (latitudeOrLongitude, range) in [("latitude", -90.0...90.0), ("longitude", -180.0...180.0)] {
             if let v = set.attributes[latitudeOrLongitude]?.numericValue, !range.contains(v) {
                 throw invalid("\(latitudeOrLongitude) \(v) is outside \(range.lowerBound)…\(range.upperBound)")

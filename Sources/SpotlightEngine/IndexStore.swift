@@ -306,7 +306,7 @@ struct Writer {
         let existing = try Row.fetchOne(db, sql: "SELECT id, domain, attrs FROM item WHERE uid = ?",
                                         arguments: [item.uniqueIdentifier])
         if item.expirationDate <= now {
-            // Indexing an item that has already expired removes it: it could never be returned.
+            // Deviation: indexing an item that has already expired removes it: it could never be returned.
             if let existing { try deleteRow(existing) }
             return
         }

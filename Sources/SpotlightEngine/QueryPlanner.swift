@@ -5,9 +5,9 @@ import SpotlightText
 
 /// Chooses how to find the items a query-language expression may match.
 ///
-/// A string comparison whose pattern starts with literal text (`title == "brent*"c`, `keywords == "natural*"cwdt`)
-/// can only match items that have an index term starting with the pattern's first word, so the inverted index
-/// names the candidates; `&&` intersects candidate sets, `||` unions them when every branch has one. Everything else
+/// A string comparison whose pattern has literal words (`title == "brent*"c`, `keywords == "natural*"cwdt`)
+/// can only match items that have the index terms its `indexRequirement` names, so the inverted index names the
+/// candidates; `&&` intersects candidate sets, `||` unions them when every branch has one. Everything else
 /// (`!`, numbers, dates, `InRange`, leading wildcards, identifiers) is checked on the candidates, or on every item
 /// when no clause names candidates. Candidates are always a superset: the compiled query decides.
 public enum QueryPlanner {
@@ -44,12 +44,16 @@ public enum QueryPlanner {
         guard comparison.operator == .equal, case .string(let pattern) = comparison.value,
               !pattern.isPresenceTest else { return nil }
         if let name = comparison.attribute.name, unindexedAttributes.contains(name) { return nil }
-        let tokens = Tokenizer.queryTokens(pattern.pattern.literalPrefix)
-        guard let first = tokens.first else { return nil }
-        if pattern.modifiers.contains(.tokenized) && tokens.count > 1 {
-            return .all(tokens.map { .term($0, prefix: true) })
+        // The query language says which index terms every matching value must have.
+        return pattern.indexRequirement.map(lookup)
+    }
+
+    static func lookup(_ requirement: IndexRequirement) -> TermLookup {
+        switch requirement {
+        case .term(let key, let prefix): return .term(key, prefix: prefix)
+        case .all(let parts): return .all(parts.map(lookup))
+        case .any(let parts): return .any(parts.map(lookup))
         }
-        return .term(first, prefix: true)
     }
 }
 

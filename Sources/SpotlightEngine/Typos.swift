@@ -8,7 +8,7 @@ import GRDB
 ///   (optimal string alignment distance).
 /// - The word being typed (the last one, a prefix) tolerates typos too: it matches a term when some beginning of
 ///   the term is within the budget (`"pyhto"` → `python`).
-/// - The first letter must be right. (Meilisearch counts a typo on the first letter as two; we do not look for
+/// - Deviation from Meilisearch: the first letter must be right. (Meilisearch counts a typo on the first letter as two; we do not look for
 ///   them at all, which keeps the vocabulary scan to one letter's terms.)
 public enum Typos {
     /// The number of typos a word of this length tolerates.

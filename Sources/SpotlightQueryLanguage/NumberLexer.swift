@@ -17,7 +17,7 @@ enum NumberLexer {
             let digitsStart = index
             while let scalar = source[index], scalar.properties.isASCIIHexDigit { index += 1 }
             let digits = source.slice(digitsStart..<index)
-            value = digits.isEmpty ? nil : UInt64(digits, radix: 16).map(Double.init)
+            value = digits.isEmpty ? nil : UInt64(digits, radix: 16).map { Double($0) }
         } else {
             skipDigits(source, &index)
             if source[index] == "." {

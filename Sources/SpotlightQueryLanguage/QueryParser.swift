@@ -55,7 +55,7 @@ struct Parser {
 
     mutating func parseQuery() throws(QueryParseError) -> QueryExpression {
         if current.kind == .end {
-            throw error(.emptyQuery, "empty query", at: current)
+            throw source.error(.emptyQuery, "empty query", atScalar: 0)
         }
         let expression = try parseOr()
         switch current.kind {

@@ -56,17 +56,14 @@ public struct StringMatcher: Sendable {
             return pattern.matches(fold(value))
         case .phrase(let words, let runs):
             guard !words.isEmpty else { return false }
-            let segments = WordSplitter.segments(value)
-            let valueWords = segments.flatMap(\.parts).map { fold(String($0)) }
-            if Self.containsRun(words, in: valueWords) { return true }
-            let valueRuns = segments.map { fold(String($0.run)) }
-            return Self.containsRun(runs, in: valueRuns)
+            let value = WordSplitter.wordsAndRuns(value, transform: fold)
+            return Self.containsRun(words, in: value.words) || Self.containsRun(runs, in: value.runs)
         case .tokens(let words, let runs):
             guard !words.isEmpty else { return false }
-            let segments = WordSplitter.segments(value)
-            var valueTokens = segments.flatMap(\.parts).map { fold(String($0)) }
-            valueTokens += segments.filter { $0.parts.count > 1 }.map { fold(String($0.run)) }
-            func found(_ pattern: WildcardPattern) -> Bool { valueTokens.contains(where: pattern.matches) }
+            let value = WordSplitter.wordsAndRuns(value, transform: fold)
+            func found(_ pattern: WildcardPattern) -> Bool {
+                value.words.contains(where: pattern.matches) || value.runs.contains(where: pattern.matches)
+            }
             return words.allSatisfy(found) || runs.allSatisfy(found)
         }
     }

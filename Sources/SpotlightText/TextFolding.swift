@@ -26,12 +26,20 @@ public enum TextFolding {
     /// `ı`→`i`), and finally canonical composition (NFC), so Hangul and similar scripts come out composed.
     /// Canonically equivalent inputs (NFC vs NFD) give the same key.
     ///
-    /// ASCII input takes a fast path that lowercases bytes and returns the input itself when it has no capitals.
+    /// ASCII input takes a fast path that lowercases bytes and returns the input itself when it has no capitals;
+    /// text in the Latin, Greek, Cyrillic, Kana, CJK and Hangul blocks folds scalar by scalar through a table
+    /// (``ScalarFoldTable``); other text goes through Foundation's normalisation.
     ///
     /// - Parameter s: any text.
     /// - Returns: the folded key; empty if `s` has only marks.
     public static func searchKey(_ s: String) -> String {
         if let ascii = asciiLowercased(s) { return ascii }
+        if let key = ScalarFoldTable.searchKey(s) { return key }
+        return slowSearchKey(s)
+    }
+
+    /// ``searchKey(_:)`` through Foundation's normalisation, for any text.
+    static func slowSearchKey(_ s: String) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in s.decomposedStringWithCompatibilityMapping.unicodeScalars {
             if isNonspacingMark(scalar) { continue }
@@ -44,7 +52,7 @@ public enum TextFolding {
                 }
             }
         }
-        return String(scalars).precomposedStringWithCanonicalMapping
+        return recompose(String(scalars))
     }
 
     /// Folds a string for the query-language modifiers `c` (case) and `d` (diacritics).
@@ -67,11 +75,9 @@ public enum TextFolding {
             return caseInsensitive ? (asciiLowercased(s) ?? s) : s
         }
         if !caseInsensitive && !diacriticInsensitive {
-            return s.precomposedStringWithCanonicalMapping
+            return recompose(s)
         }
-        let source = diacriticInsensitive
-            ? s.decomposedStringWithCanonicalMapping
-            : s.precomposedStringWithCanonicalMapping
+        let source = diacriticInsensitive ? s.decomposedStringWithCanonicalMapping : recompose(s)
         var scalars = String.UnicodeScalarView()
         for scalar in source.unicodeScalars {
             if diacriticInsensitive && isNonspacingMark(scalar) { continue }
@@ -84,10 +90,26 @@ public enum TextFolding {
                 scalars.append(scalar)
             }
         }
-        return String(scalars).precomposedStringWithCanonicalMapping
+        return recompose(String(scalars))
     }
 
     // MARK: - Pieces
+
+    /// Canonical composition (NFC).
+    ///
+    /// Foundation's NFC on Linux leaves a precomposed Hangul LV syllable followed by a trailing jamo uncomposed
+    /// (`각` written as `가` + `ᆨ` stays two scalars), so text with Hangul is fully decomposed first.
+    static func recompose(_ s: String) -> String {
+        let hasHangul = s.unicodeScalars.contains { scalar in
+            let v = scalar.value
+            return (0x1100..<0x1200).contains(v) || (0xAC00..<0xD7A4).contains(v) || (0xA960..<0xA980).contains(v)
+                || (0xD7B0..<0xD800).contains(v)
+        }
+        if hasHangul {
+            return s.decomposedStringWithCanonicalMapping.precomposedStringWithCanonicalMapping
+        }
+        return s.precomposedStringWithCanonicalMapping
+    }
 
     /// Whether every byte of the string is ASCII.
     static func isASCII(_ s: String) -> Bool {

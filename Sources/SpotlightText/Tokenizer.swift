@@ -24,15 +24,23 @@ public enum Tokenizer {
         if let tokens = s.withUTF8({ asciiIndexTokens($0) }) {
             return tokens
         }
+        // General path: one pass over the scalars, no intermediate segments.
         var tokens: [String] = []
-        for segment in WordSplitter.segments(s) {
-            let whole = TextFolding.searchKey(String(segment.run))
-            if !whole.isEmpty { tokens.append(whole) }
-            guard segment.parts.count > 1 else { continue }
-            for part in segment.parts {
-                let key = TextFolding.searchKey(String(part))
-                if !key.isEmpty { tokens.append(key) }
+        let scalars = s.unicodeScalars
+        var positions: [String.Index] = []
+        positions.reserveCapacity(s.utf8.count + 1)
+        var segmenter = WordSegmenter()
+        var index = 0
+        for position in scalars.indices {
+            positions.append(position)
+            if let run = segmenter.feed(WordCharacterClass(of: scalars[position]), at: index) {
+                appendTokens(of: run, scalars, positions, to: &tokens)
             }
+            index += 1
+        }
+        positions.append(scalars.endIndex)
+        if let run = segmenter.finish(at: index) {
+            appendTokens(of: run, scalars, positions, to: &tokens)
         }
         return tokens
     }
@@ -79,6 +87,22 @@ public enum Tokenizer {
             }
         }
         return tokens
+    }
+
+    /// Appends the keys of a run and, when it has several, of its camelCase parts.
+    private static func appendTokens(of run: WordSegmenter.Run, _ scalars: String.UnicodeScalarView,
+                                     _ positions: [String.Index], to tokens: inout [String])
+    {
+        func key(_ range: Range<Int>) -> String {
+            TextFolding.searchKey(String(Substring(scalars[positions[range.lowerBound]..<positions[range.upperBound]])))
+        }
+        let whole = key(run.range)
+        if !whole.isEmpty { tokens.append(whole) }
+        guard run.partStarts.count > 1 else { return }
+        for part in run.parts {
+            let partKey = key(part)
+            if !partKey.isEmpty { tokens.append(partKey) }
+        }
     }
 
     static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {

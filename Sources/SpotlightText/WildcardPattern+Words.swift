@@ -18,26 +18,26 @@ extension WildcardPattern {
     /// An escaped (literal) `*` or `?` is punctuation and separates words.
     public var wordSegments: [WordSegment] {
         enum Unit {
-            case character(Character)
+            case scalar(Unicode.Scalar)
             case wildcard(Element)
         }
         var units: [Unit] = []
         for element in elements {
             switch element {
-            case .literal(let text): units += text.map(Unit.character)
+            case .literal(let text): units += text.unicodeScalars.map(Unit.scalar)
             case .anyRun, .anyCharacter: units.append(.wildcard(element))
             }
         }
         let classes = units.lazy.map { unit -> WordCharacterClass in
             switch unit {
-            case .character(let c): return WordCharacterClass(of: c)
+            case .scalar(let scalar): return WordCharacterClass(of: scalar)
             case .wildcard: return .word(isLowercase: false, isUppercase: false)
             }
         }
         func pattern(_ range: Range<Int>) -> WildcardPattern {
             WildcardPattern(units[range].map { unit -> Element in
                 switch unit {
-                case .character(let c): return .literal(String(c))
+                case .scalar(let scalar): return .literal(String(scalar))
                 case .wildcard(let element): return element
                 }
             })

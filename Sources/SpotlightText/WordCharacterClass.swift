@@ -1,15 +1,18 @@
 /// How a character takes part in words, the single rule behind ``WordSplitter``, ``Tokenizer`` and the word
 /// splitting of ``WildcardPattern``.
 ///
-/// - Letters, marks and numbers (Unicode general categories L*, M*, N*) are word characters.
-/// - Han ideographs and Hiragana are words by themselves: CJK text has no spaces, so each such character is
-///   one word (as in Unicode's default word boundaries, UAX #29).
+/// Splitting works on Unicode scalars:
+/// - Letters and numbers (Unicode general categories L*, N*) are word characters.
+/// - Marks (M*) extend whatever precedes them — a word, or a standalone character — without changing its case
+///   for camelCase detection (`e` + U+0301 is a lowercase letter); after a separator they start a word.
+/// - Han ideographs and Hiragana are words by themselves: CJK text has no spaces, so each such character (with
+///   its marks) is one word, as in Unicode's default word boundaries (UAX #29).
 /// - Everything else — whitespace, punctuation (`-`, `.`, `_`, `/`, `:`, `'`, …), symbols, emoji — separates words.
 ///
 /// ```swift
-/// WordCharacterClass(of: "a")   // .word(isLowercase: true, isUppercase: false)
-/// WordCharacterClass(of: "-")   // .separator
-/// WordCharacterClass(of: "東")  // .standalone
+/// WordCharacterClass(of: "a" as Unicode.Scalar)   // .word(isLowercase: true, isUppercase: false)
+/// WordCharacterClass(of: "-" as Unicode.Scalar)   // .separator
+/// WordCharacterClass(of: "東" as Unicode.Scalar)  // .standalone
 /// ```
 public enum WordCharacterClass: Sendable, Hashable {
     /// Separates words and belongs to none.
@@ -18,10 +21,12 @@ public enum WordCharacterClass: Sendable, Hashable {
     case standalone
     /// Part of a word. A lowercase character followed by an uppercase one starts a new word (camelCase).
     case word(isLowercase: Bool, isUppercase: Bool)
+    /// A combining mark: part of the preceding word or standalone character.
+    case mark
 
     /// The class of a character, decided by its first Unicode scalar.
     ///
-    /// - Parameter character: any character; a lone combining mark counts as a word character.
+    /// - Parameter character: any character.
     public init(of character: Character) {
         guard let scalar = character.unicodeScalars.first else {
             self = .separator
@@ -34,7 +39,49 @@ public enum WordCharacterClass: Sendable, Hashable {
     public init(of scalar: Unicode.Scalar) {
         let value = scalar.value
         if value < 0x80 {
-            self = Self.asciiClasses[Int(value)]
+            self = Self.ascii(UInt8(truncatingIfNeeded: value))
+        } else if value < Self.tableLimit {
+            self = Self.decode(Self.table[Int(value)])
+        } else if (0x4E00..<0xA000).contains(value) {
+            self = .standalone
+        } else if (0xAC00..<0xD7A4).contains(value) {
+            self = .word(isLowercase: false, isUppercase: false)
+        } else {
+            self.init(computing: scalar)
+        }
+    }
+
+    /// Scalars below this have their class in ``table`` (Unicode property lookups are slow).
+    static let tableLimit: UInt32 = 0x3100
+
+    /// The classes of the scalars below ``tableLimit``, encoded.
+    static let table: [UInt8] = (0..<tableLimit).map { value in
+        Unicode.Scalar(value).map { encode(WordCharacterClass(computing: $0)) } ?? 0
+    }
+
+    static func encode(_ characterClass: WordCharacterClass) -> UInt8 {
+        switch characterClass {
+        case .separator: 0
+        case .standalone: 1
+        case .mark: 2
+        case .word(let isLowercase, let isUppercase): 4 | (isLowercase ? 1 : 0) | (isUppercase ? 2 : 0)
+        }
+    }
+
+    static func decode(_ code: UInt8) -> WordCharacterClass {
+        switch code {
+        case 0: .separator
+        case 1: .standalone
+        case 2: .mark
+        default: .word(isLowercase: code & 1 != 0, isUppercase: code & 2 != 0)
+        }
+    }
+
+    /// The class from the scalar's Unicode properties.
+    init(computing scalar: Unicode.Scalar) {
+        let value = scalar.value
+        if value < 0x80 {
+            self = Self.ascii(UInt8(truncatingIfNeeded: value))
             return
         }
         let properties = scalar.properties
@@ -45,7 +92,9 @@ public enum WordCharacterClass: Sendable, Hashable {
             } else {
                 self = .word(isLowercase: properties.isLowercase, isUppercase: properties.isUppercase)
             }
-        case .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber:
+        case .nonspacingMark, .spacingMark, .enclosingMark:
+            self = .mark
+        case .decimalNumber, .letterNumber, .otherNumber:
             self = .word(isLowercase: properties.isLowercase, isUppercase: properties.isUppercase)
         default:
             self = .separator
@@ -58,22 +107,85 @@ public enum WordCharacterClass: Sendable, Hashable {
         return true
     }
 
-    /// The classes of the 128 ASCII characters.
-    static let asciiClasses: [WordCharacterClass] = (0..<128).map { value -> WordCharacterClass in
-        switch UInt8(value) {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return .word(isLowercase: true, isUppercase: false)
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return .word(isLowercase: false, isUppercase: true)
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return .word(isLowercase: false, isUppercase: false)
-        default: return .separator
-        }
+    /// The class of an ASCII byte: letters and digits are word characters, everything else separates.
+    @inline(__always)
+    static func ascii(_ byte: UInt8) -> WordCharacterClass {
+        if byte &- 0x61 < 26 { return .word(isLowercase: true, isUppercase: false) }
+        if byte &- 0x41 < 26 { return .word(isLowercase: false, isUppercase: true) }
+        if byte &- 0x30 < 10 { return .word(isLowercase: false, isUppercase: false) }
+        return .separator
     }
 }
 
-/// Where words and camelCase parts start and end in a sequence of character classes.
+/// Finds runs of word characters and their camelCase parts in a stream of character classes.
 ///
-/// A *run* is a maximal sequence of word characters; its *parts* are the run cut at every lowercase→uppercase
-/// transition. A standalone character is a run of one part. Ranges are offsets into the class sequence.
-struct WordSegmentation {
+/// A *run* is a maximal sequence of word characters (with their marks); its *parts* are the run cut at every
+/// lowercase→uppercase transition. A standalone character (with its marks) is a run of one part. Positions are
+/// offsets in the stream. Feed classes in order, then call ``finish(at:)``; each returns the run it completed,
+/// if any, with the start offsets of its parts (the first is the run's start).
+struct WordSegmenter {
+    /// A completed run.
+    struct Run {
+        var range: Range<Int>
+        var partStarts: [Int]
+
+        /// The part ranges.
+        var parts: [Range<Int>] {
+            partStarts.indices.map { i in
+                partStarts[i]..<(i + 1 < partStarts.count ? partStarts[i + 1] : range.upperBound)
+            }
+        }
+    }
+
+    private var runStart: Int? = nil
+    private var partStarts: [Int] = []
+    private var previousWasLowercase = false
+    private var runIsStandalone = false
+
+    /// Feeds the class of the unit at `index`; returns the run this ends, if any.
+    mutating func feed(_ characterClass: WordCharacterClass, at index: Int) -> Run? {
+        switch characterClass {
+        case .separator:
+            return finish(at: index)
+        case .standalone:
+            let completed = finish(at: index)
+            start(at: index)
+            runIsStandalone = true
+            return completed
+        case .mark:
+            if runStart == nil { start(at: index) }
+            return nil
+        case .word(let isLowercase, let isUppercase):
+            var completed: Run? = nil
+            if runIsStandalone { completed = finish(at: index) }
+            if runStart == nil {
+                start(at: index)
+            } else if previousWasLowercase && isUppercase {
+                partStarts.append(index)
+            }
+            previousWasLowercase = isLowercase
+            return completed
+        }
+    }
+
+    /// Ends the current run, if any, at `end`, and returns it.
+    mutating func finish(at end: Int) -> Run? {
+        guard let start = runStart else { return nil }
+        runStart = nil
+        runIsStandalone = false
+        return Run(range: start..<end, partStarts: partStarts)
+    }
+
+    private mutating func start(at index: Int) {
+        runStart = index
+        partStarts.removeAll(keepingCapacity: true)
+        partStarts.append(index)
+        previousWasLowercase = false
+    }
+}
+
+/// Runs and camelCase parts of a whole sequence of character classes.
+enum WordSegmentation {
     /// One run and its parts (a single part equal to the run when it has no camelCase transition).
     struct Segment: Equatable {
         var run: Range<Int>
@@ -83,40 +195,17 @@ struct WordSegmentation {
     /// Segments a sequence of classes.
     static func segments(_ classes: some Sequence<WordCharacterClass>) -> [Segment] {
         var segments: [Segment] = []
-        var runStart: Int? = nil
-        var partStart = 0
-        var parts: [Range<Int>] = []
-        var previousWasLowercase = false
+        var segmenter = WordSegmenter()
         var index = 0
-
-        func closeRun(at end: Int) {
-            guard let start = runStart else { return }
-            parts.append(partStart..<end)
-            segments.append(Segment(run: start..<end, parts: parts))
-            parts.removeAll(keepingCapacity: true)
-            runStart = nil
-        }
-
         for characterClass in classes {
-            switch characterClass {
-            case .separator:
-                closeRun(at: index)
-            case .standalone:
-                closeRun(at: index)
-                segments.append(Segment(run: index..<index + 1, parts: [index..<index + 1]))
-            case .word(let isLowercase, let isUppercase):
-                if runStart == nil {
-                    runStart = index
-                    partStart = index
-                } else if previousWasLowercase && isUppercase {
-                    parts.append(partStart..<index)
-                    partStart = index
-                }
-                previousWasLowercase = isLowercase
+            if let run = segmenter.feed(characterClass, at: index) {
+                segments.append(Segment(run: run.range, parts: run.parts))
             }
             index += 1
         }
-        closeRun(at: index)
+        if let run = segmenter.finish(at: index) {
+            segments.append(Segment(run: run.range, parts: run.parts))
+        }
         return segments
     }
 }

@@ -2,6 +2,7 @@
 ///
 /// Words end at whitespace, punctuation and symbols (see ``WordCharacterClass``) **and** at every
 /// lowercase→uppercase transition; there is no split between letters and digits, nor inside a run of capitals.
+/// Splitting works on Unicode scalars, so NFC and NFD text split alike.
 ///
 /// ```swift
 /// WordSplitter.words("MyWindowClass")      // ["My", "Window", "Class"]
@@ -42,27 +43,82 @@ public enum WordSplitter {
         if TextFolding.isASCII(s) {
             return asciiSegments(s)
         }
-        let indices = Array(s.indices) + [s.endIndex]
-        let classes = s.lazy.map(WordCharacterClass.init(of:))
-        return WordSegmentation.segments(classes).map { segment in
-            Segment(
-                run: s[indices[segment.run.lowerBound]..<indices[segment.run.upperBound]],
-                parts: segment.parts.map { s[indices[$0.lowerBound]..<indices[$0.upperBound]] }
-            )
+        let scalars = s.unicodeScalars
+        let indices = Array(scalars.indices) + [scalars.endIndex]
+        let classes = scalars.lazy.map(WordCharacterClass.init(of:))
+        func slice(_ range: Range<Int>) -> Substring {
+            Substring(scalars[indices[range.lowerBound]..<indices[range.upperBound]])
         }
+        return WordSegmentation.segments(classes).map { segment in
+            Segment(run: slice(segment.run), parts: segment.parts.map(slice))
+        }
+    }
+
+    /// The words and the runs of a text as new strings, each passed through `transform` (a fold, say).
+    ///
+    /// Equivalent to `(words(s).map { transform(String($0)) }, runs(s).map { transform(String($0)) })` but
+    /// without intermediate slices: this is what a `w` comparison does for every value it checks.
+    ///
+    /// - Parameters:
+    ///   - s: any text.
+    ///   - transform: applied to each word and run.
+    public static func wordsAndRuns(_ s: String, transform: (String) -> String = { $0 })
+        -> (words: [String], runs: [String])
+    {
+        var words: [String] = []
+        var runs: [String] = []
+        func add(_ run: WordSegmenter.Run, _ text: (Range<Int>) -> String) {
+            let whole = transform(text(run.range))
+            runs.append(whole)
+            if run.partStarts.count == 1 {
+                words.append(whole)
+            } else {
+                for part in run.parts { words.append(transform(text(part))) }
+            }
+        }
+        var segmenter = WordSegmenter()
+        var copy = s
+        let handled = copy.withUTF8 { bytes -> Bool in
+            for byte in bytes where byte >= 0x80 { return false }
+            let text = { (range: Range<Int>) in String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            for (index, byte) in bytes.enumerated() {
+                if let run = segmenter.feed(WordCharacterClass.ascii(byte), at: index) { add(run, text) }
+            }
+            if let run = segmenter.finish(at: bytes.count) { add(run, text) }
+            return true
+        }
+        if handled { return (words, runs) }
+        let scalars = s.unicodeScalars
+        var positions: [String.Index] = []
+        positions.reserveCapacity(s.utf8.count + 1)
+        let text = { (range: Range<Int>) in
+            String(Substring(scalars[positions[range.lowerBound]..<positions[range.upperBound]]))
+        }
+        var index = 0
+        for position in scalars.indices {
+            positions.append(position)
+            if let run = segmenter.feed(WordCharacterClass(of: scalars[position]), at: index) { add(run, text) }
+            index += 1
+        }
+        positions.append(scalars.endIndex)
+        if let run = segmenter.finish(at: index) { add(run, text) }
+        return (words, runs)
     }
 
     /// ``segments(_:)`` for ASCII text, over bytes.
     static func asciiSegments(_ s: String) -> [Segment] {
+        var s = s
+        let segments = s.withUTF8 { bytes in
+            WordSegmentation.segments(bytes.lazy.map(WordCharacterClass.ascii))
+        }
         let utf8 = s.utf8
-        let classes = utf8.lazy.map { WordCharacterClass.asciiClasses[Int($0 & 0x7F)] }
-        return WordSegmentation.segments(classes).map { segment in
-            func slice(_ range: Range<Int>) -> Substring {
-                let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
-                let upper = utf8.index(lower, offsetBy: range.count)
-                return s[lower..<upper]
-            }
-            return Segment(run: slice(segment.run), parts: segment.parts.map(slice))
+        func slice(_ range: Range<Int>) -> Substring {
+            let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+            let upper = utf8.index(lower, offsetBy: range.count)
+            return s[lower..<upper]
+        }
+        return segments.map { segment in
+            Segment(run: slice(segment.run), parts: segment.parts.count == 1 ? [slice(segment.run)] : segment.parts.map(slice))
         }
     }
 }

@@ -105,7 +105,7 @@ struct WorkedExampleTests {
         MatchCase(#"keywords == "park state"cw"#, []),
         MatchCase(#"keywords == "state park"cw"#, ["park"]),
         MatchCase(#"keywords == "*bridges*"c"#, ["park"]),
-        MatchCase(#"* == "*latte"#, ["latte"]),
+        MatchCase(#"* == "*latte""#, ["latte"]),
         MatchCase(#"title == NULL"#, ["park"]),
     ]
 

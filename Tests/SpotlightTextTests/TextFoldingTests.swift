@@ -165,3 +165,60 @@ struct ModifierFoldTests {
         }
     }
 }
+
+@Suite("ScalarFoldTable")
+struct ScalarFoldTableTests {
+    /// Random text over the table's blocks folds as the general path folds it.
+    @Test(arguments: 0..<6)
+    func tableMatchesGeneralPath(_ seed: Int) {
+        var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1
+        func next(_ bound: UInt32) -> UInt32 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt32(truncatingIfNeeded: state >> 33) % bound
+        }
+        let ranges: [Range<UInt32>] = [0x20..<0x80, 0x80..<0x2000, 0x3000..<0x3100, 0x4E00..<0x4E80, 0xAC00..<0xAD00,
+                                       0xFB00..<0xFB50, 0xFF00..<0xFFF0, 0x300..<0x370, 0x1100..<0x1200,
+                                       0x900..<0xE00]
+        for _ in 0..<2000 {
+            var scalars = String.UnicodeScalarView()
+            for _ in 0..<Int(next(8)) {
+                let range = ranges[Int(next(UInt32(ranges.count)))]
+                if let scalar = Unicode.Scalar(range.lowerBound + next(UInt32(range.count))) {
+                    scalars.append(scalar)
+                }
+            }
+            let s = String(scalars)
+            guard let fast = ScalarFoldTable.searchKey(s) else { continue }
+            let slow = TextFolding.slowSearchKey(s)
+            #expect(Array(fast.unicodeScalars) == Array(slow.unicodeScalars),
+                    "\(s.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
+    @Test func coverage() {
+        #expect(ScalarFoldTable.searchKey("Crème Brûlée") == "creme brulee")
+        #expect(ScalarFoldTable.searchKey("東京 한국어 ＡＢＣ ﬁ") == "東京 한국어 abc fi")
+        #expect(ScalarFoldTable.searchKey("🎉") == nil)
+        #expect(TextFolding.searchKey("🎉 Café") == "🎉 cafe")
+    }
+}
+
+@Suite("Hangul composition")
+struct HangulTests {
+    /// `곹` as one syllable, as LV syllable + trailing jamo, and as three jamo.
+    static let forms = ["\u{ACF9}", "\u{ACE0}\u{11C0}", "\u{1100}\u{1169}\u{11C0}"]
+
+    @Test func allFormsFoldAlike() {
+        // Compare scalars: String's == already treats the three forms as equal.
+        let expected: [Unicode.Scalar] = ["\u{ACF9}"]
+        for form in Self.forms {
+            #expect(Array(TextFolding.searchKey(form).unicodeScalars) == expected)
+            for c in [false, true] {
+                for d in [false, true] {
+                    let folded = TextFolding.fold(form, caseInsensitive: c, diacriticInsensitive: d)
+                    #expect(Array(folded.unicodeScalars) == expected, "c=\(c) d=\(d)")
+                }
+            }
+        }
+    }
+}

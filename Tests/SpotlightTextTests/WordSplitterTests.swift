@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SpotlightText
 
@@ -50,11 +51,25 @@ struct WordSplitterTests {
         SplitCase("東京タワー", ["東", "京", "タワー"]),
         SplitCase("ひらがな", ["ひ", "ら", "が", "な"]),
         SplitCase("Москва-река", ["Москва", "река"]),
+        SplitCase("cafe\u{301}Noir", ["cafe\u{301}", "Noir"]),  // a mark keeps the letter lowercase
+        SplitCase("か\u{3099}き", ["か\u{3099}", "き"]),  // NFD kana keeps its mark
+        SplitCase("\u{301}abc", ["\u{301}abc"]),
+        SplitCase("-\u{301}", ["\u{301}"]),
     ]
 
     @Test(arguments: wordCases)
     func words(_ c: SplitCase) {
-        #expect(WordSplitter.words(c.input).map(String.init) == c.expected)
+        // Compare scalars: String's == would hide NFC/NFD differences.
+        #expect(WordSplitter.words(c.input).map { Array($0.unicodeScalars) } == c.expected.map { Array($0.unicodeScalars) })
+    }
+
+    /// NFC and NFD spellings split into the same words.
+    @Test(arguments: ["Frédéric ChopinÉtudes", "がぎぐ", "ÀlaCarte", "Ñandú-Óscar"])
+    func normalisationFormsSplitAlike(_ s: String) {
+        let nfc = WordSplitter.words(s.precomposedStringWithCanonicalMapping).map(String.init)
+        let nfd = WordSplitter.words(s.decomposedStringWithCanonicalMapping).map(String.init)
+        #expect(nfc == nfd)
+        #expect(nfc.count == WordSplitter.words(s).count)
     }
 
     static let runCases: [SplitCase] = [
@@ -91,6 +106,31 @@ struct WordSplitterTests {
         #expect(WordCharacterClass(of: Character("_")) == .separator)
         #expect(WordCharacterClass(of: Character("東")) == .standalone)
         #expect(WordCharacterClass(of: Character("é")) == .word(isLowercase: true, isUppercase: false))
+        #expect(WordCharacterClass(of: "\u{301}" as Unicode.Scalar) == .mark)
         #expect(WordCharacterClass(of: Character("🎉")) == .separator)
+    }
+}
+
+@Suite("WordCharacterClass table")
+struct WordCharacterClassTableTests {
+    /// The precomputed classes and the fast ranges agree with the Unicode properties.
+    @Test func tableAgreesWithProperties() {
+        for value in UInt32(0)..<0x1_0000 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            #expect(WordCharacterClass(of: scalar) == WordCharacterClass(computing: scalar), "U+\(String(value, radix: 16))")
+        }
+    }
+}
+
+@Suite("WordSplitter.wordsAndRuns")
+struct WordsAndRunsTests {
+    @Test(arguments: ["MyWindowClass and NSWindow", "paris-france.jpg", "iPhoneCase", "", "  --  ", "Crème BrûléeÜber",
+                      "か\u{3099}き東京", "-\u{301}x", "aA bB", "Win10Pro 3.14"])
+    func agreesWithWordsAndRuns(_ s: String) {
+        let result = WordSplitter.wordsAndRuns(s, transform: { $0.uppercased() })
+        #expect(result.words.map { Array($0.unicodeScalars) }
+            == WordSplitter.words(s).map { Array(String($0).uppercased().unicodeScalars) })
+        #expect(result.runs.map { Array($0.unicodeScalars) }
+            == WordSplitter.runs(s).map { Array(String($0).uppercased().unicodeScalars) })
     }
 }
