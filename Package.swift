@@ -48,6 +48,13 @@ let package = Package(
             dependencies: ["SpotlightSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "spotlight-demo", dependencies: ["OpenCoreSpotlight"]),
+        // The benchmark command (issue 5): our engine's figures in the peers' JSON schema. Not part of the tests,
+        // except its smoke mode.
+        .executableTarget(
+            name: "spotlight-bench",
+            dependencies: ["OpenCoreSpotlight", "SpotlightEngine"],
+            path: "Benchmarks/Sources/spotlight-bench"
+        ),
         // The seeds' sample apps.
         .executableTarget(name: "colleagues", dependencies: ["OpenCoreSpotlight", "SpotlightSystem"], path: "Examples/Colleagues"),
         .executableTarget(name: "smoothies", dependencies: ["OpenCoreSpotlight", "SpotlightSystem"], path: "Examples/Smoothies"),
@@ -65,6 +72,7 @@ let package = Package(
             name: "OpenCoreSpotlightTests",
             dependencies: ["OpenCoreSpotlight", "CoreSpotlightShim", "openspotlight-test-helper"]
         ),
+        .testTarget(name: "BenchmarkSmokeTests", dependencies: ["spotlight-bench"]),
         .testTarget(
             name: "SpotlightGRDBTests",
             dependencies: ["SpotlightGRDB", "tags", .product(name: "GRDB", package: "GRDB.swift")]

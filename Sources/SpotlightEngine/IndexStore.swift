@@ -117,7 +117,7 @@ public final class IndexStore: Sendable {
                 CREATE TABLE posting(
                     term INTEGER NOT NULL, item INTEGER NOT NULL, tiers INTEGER NOT NULL,
                     PRIMARY KEY(term, item)) WITHOUT ROWID;
-                CREATE INDEX posting_item ON posting(item);
+                CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 """)
         }
@@ -148,7 +148,7 @@ public final class IndexStore: Sendable {
                 for operation in operations {
                     try writer.apply(operation)
                 }
-                try writer.flushDocumentFrequencies()
+                try writer.finish()
                 switch clientState {
                 case .keep: break
                 case .set(let data), .compareAndSet(_, let data):
@@ -170,7 +170,7 @@ public final class IndexStore: Sendable {
             try pool.write { db in
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now)
                 let n = try writer.purgeExpired(now: now)
-                try writer.flushDocumentFrequencies()
+                try writer.finish()
                 return n
             }
         }
@@ -243,154 +243,6 @@ public final class IndexStore: Sendable {
     /// Closes the store's connections. The object must not be used afterwards.
     public func close() throws {
         try pool.close()
-    }
-}
-
-/// The write path of one transaction.
-struct Writer {
-    let db: Database
-    let store: IndexStore
-    var newTerms: [String: Int64]
-    var dfDelta: [Int64: Int] = [:]
-    let now: Date
-
-    init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date) {
-        self.db = db
-        self.store = store
-        self.newTerms = newTerms
-        self.now = now
-    }
-
-    mutating func apply(_ operation: IndexOperation) throws {
-        switch operation {
-        case .upsert(let item, let isUpdate, let cleared, let clearedCustom):
-            try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom)
-        case .delete(let identifiers):
-            for uid in identifiers {
-                if let row = try Row.fetchOne(db, sql: "SELECT id, attrs FROM item WHERE uid = ?", arguments: [uid]) {
-                    try deleteRow(row)
-                }
-            }
-        case .deleteDomains(let domains):
-            for domain in domains {
-                let escaped = domain.replacingOccurrences(of: "\\", with: "\\\\")
-                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT id, attrs FROM item WHERE domain = ? OR domain LIKE ? ESCAPE '\\'
-                    """, arguments: [domain, escaped + ".%"])
-                for row in rows { try deleteRow(row) }
-            }
-        case .deleteAll:
-            try db.execute(sql: "DELETE FROM posting; DELETE FROM item; UPDATE term SET df = 0; DELETE FROM meta WHERE key = 'clientState'")
-            dfDelta.removeAll()
-        }
-    }
-
-    @discardableResult
-    mutating func purgeExpired(now: Date) throws -> Int {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, attrs FROM item WHERE expires <= ?",
-                                    arguments: [now.timeIntervalSinceReferenceDate])
-        for row in rows { try deleteRow(row) }
-        return rows.count
-    }
-
-    private mutating func deleteRow(_ row: Row) throws {
-        let id: Int64 = row["id"]
-        let decoded = try ValueCodec.decode([UInt8](row["attrs"] as Data))
-        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom)
-        try removePostings(item: id, terms: Array(terms.keys))
-        try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
-    }
-
-    private mutating func upsert(_ item: StoredItem, isUpdate: Bool, cleared: Set<String>, clearedCustom: Set<String>) throws {
-        let existing = try Row.fetchOne(db, sql: "SELECT id, domain, attrs FROM item WHERE uid = ?",
-                                        arguments: [item.uniqueIdentifier])
-        if item.expirationDate <= now {
-            // Deviation: indexing an item that has already expired removes it: it could never be returned.
-            if let existing { try deleteRow(existing) }
-            return
-        }
-        var attributes = item.attributes
-        var custom = item.customAttributes
-        var domain = item.domainIdentifier
-        var oldTerms: [String: UInt8] = [:]
-        if let existing {
-            let old = try ValueCodec.decode([UInt8](existing["attrs"] as Data))
-            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom)
-            if isUpdate {
-                attributes = old.attributes.merging(item.attributes) { _, new in new }
-                for name in cleared { attributes[name] = nil }
-                custom = old.custom.merging(item.customAttributes) { _, new in new }
-                for name in clearedCustom { custom[name] = nil }
-                domain = item.domainIdentifier ?? existing["domain"]
-            }
-        } else if isUpdate {
-            // Apple's header: an update of an item that does not exist is dropped.
-            return
-        }
-        let merged = StoredItem(uniqueIdentifier: item.uniqueIdentifier, domainIdentifier: domain,
-                                expirationDate: item.expirationDate, attributes: attributes, customAttributes: custom)
-        let bytes = Data(ValueCodec.encode(attributes: attributes, custom: custom))
-        let hint = merged.rankingHint
-        let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
-        let id: Int64
-        if let existing {
-            id = existing["id"]
-            try db.execute(sql: """
-                UPDATE item SET domain = ?, expires = ?, hint = ?, lastUsed = ?, attrs = ? WHERE id = ?
-                """, arguments: [domain, item.expirationDate.timeIntervalSinceReferenceDate, hint, lastUsed, bytes, id])
-        } else {
-            try db.execute(sql: """
-                INSERT INTO item(uid, domain, expires, hint, lastUsed, attrs) VALUES(?, ?, ?, ?, ?, ?)
-                """, arguments: [item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
-                                 hint, lastUsed, bytes])
-            id = db.lastInsertedRowID
-        }
-        let newTerms = TextIndexer.terms(attributes: attributes, custom: custom)
-        let removed = oldTerms.keys.filter { newTerms[$0] == nil }
-        try removePostings(item: id, terms: removed)
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO posting(term, item, tiers) VALUES(?, ?, ?)
-            ON CONFLICT(term, item) DO UPDATE SET tiers = excluded.tiers
-            """)
-        for (text, tiers) in newTerms where oldTerms[text] != tiers {
-            let termID = try termID(for: text)
-            try insert.execute(arguments: [termID, id, Int(tiers)])
-            if oldTerms[text] == nil { dfDelta[termID, default: 0] += 1 }
-        }
-    }
-
-    private mutating func removePostings(item: Int64, terms: [String]) throws {
-        guard !terms.isEmpty else { return }
-        let delete = try db.cachedStatement(sql: "DELETE FROM posting WHERE term = ? AND item = ?")
-        for text in terms {
-            guard let termID = try existingTermID(for: text) else { continue }
-            try delete.execute(arguments: [termID, item])
-            if db.changesCount > 0 { dfDelta[termID, default: 0] -= 1 }
-        }
-    }
-
-    private func existingTermID(for text: String) throws -> Int64? {
-        if let id = newTerms[text] ?? store.cachedTermID(text) { return id }
-        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?"), arguments: [text])
-    }
-
-    private mutating func termID(for text: String) throws -> Int64 {
-        if let id = try existingTermID(for: text) {
-            return id
-        }
-        try db.cachedStatement(sql: "INSERT INTO term(text) VALUES(?)").execute(arguments: [text])
-        let id = db.lastInsertedRowID
-        newTerms[text] = id
-        return id
-    }
-
-    mutating func flushDocumentFrequencies() throws {
-        let update = try db.cachedStatement(sql: "UPDATE term SET df = max(0, df + ?) WHERE id = ?")
-        for (term, delta) in dfDelta where delta != 0 {
-            try update.execute(arguments: [delta, term])
-        }
-        dfDelta.removeAll()
     }
 }
 

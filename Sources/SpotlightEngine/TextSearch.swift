@@ -108,6 +108,11 @@ extension IndexStore {
         let words = Tokenizer.queryTokens(text)
         let now = options.now.timeIntervalSinceReferenceDate
         return try read { db in
+            if words.count == 1, options.lastWordIsPrefix,
+               words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
+               let hits = try Self.searchShortPrefix(db, words[0], options: options) {
+                return hits
+            }
             // Candidate items → per-word best match.
             var candidates: [Int64: [RankingExplanation.WordMatch]]? = nil
             if words.isEmpty {
@@ -176,6 +181,54 @@ extension IndexStore {
             }
             return hits
         }
+    }
+
+    /// One short word typed alone: rank the candidates of its prefix list (`PrefixLists`) exactly. Returns nil
+    /// when there is no list, or when a filter left too few hits from a truncated list (the caller then ranks
+    /// every match).
+    static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions) throws -> [SearchHit]? {
+        guard let list = try PrefixLists.list(word, db: db) else { return nil }
+        var ids = list.entries.map(\.item)
+        if !options.boosts.isEmpty {
+            let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
+            for uid in options.boosts.keys {
+                if let id = try Int64.fetchOne(lookup, arguments: [uid]) { ids.append(id) }
+            }
+        }
+        let statement = try db.cachedStatement(sql: """
+            SELECT uid, domain, expires, attrs, hint, lastUsed FROM item WHERE id = ? AND expires > ?
+            """)
+        var hits: [SearchHit] = []
+        var seen = Set<Int64>()
+        for id in ids where seen.insert(id).inserted {
+            guard let row = try Row.fetchOne(statement, arguments: [id, options.now.timeIntervalSinceReferenceDate]) else { continue }
+            let item = try storedItem(row)
+            var best: RankingExplanation.WordMatch?
+            for (term, tiers) in TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes)
+            where term.hasPrefix(word) {
+                guard let tier = TextIndexer.bestTier(tiers) else { continue }
+                let kind: RankingExplanation.MatchKind = term == word ? .exact : .prefix
+                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
+                if best == nil || points > best!.points || (points == best!.points && term < best!.matchedTerm) {
+                    best = .init(queryWord: word, matchedTerm: term, kind: kind, tier: tier, points: points)
+                }
+            }
+            guard let best else { continue }
+            if let filter = options.filter, !filter(item) { continue }
+            var explanation = RankingExplanation()
+            explanation.words = [best]
+            explanation.rankingHintPoints = Ranking.hintPoints(row["hint"])
+            explanation.recencyPoints = Ranking.recencyPoints(lastUsed: row["lastUsed"], now: options.now)
+            explanation.engagementPoints = options.boosts[item.uniqueIdentifier] ?? 0
+            hits.append(SearchHit(item: item, score: explanation.total, explanation: explanation))
+        }
+        hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.item.uniqueIdentifier < $1.item.uniqueIdentifier }
+        let wanted = options.limit > 0 ? options.limit : Int.max
+        if !list.complete, hits.count < min(wanted, PrefixLists.capacity / 2) || options.limit == 0 {
+            return nil
+        }
+        if hits.count > wanted { hits.removeLast(hits.count - wanted) }
+        return hits
     }
 
     static func documentFrequency(_ db: Database, word: String, prefix: Bool) throws -> Int {

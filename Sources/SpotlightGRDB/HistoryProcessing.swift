@@ -21,12 +21,15 @@ extension GRDBCoreSpotlightDelegate {
         while true {
             if automatic && !isIndexingEnabled { return token }
             let stored = try fetchClientState(index)
-            let prunedThrough = try database { db in try ChangeTracking.prunedThrough(db) }
+            let (prunedThrough, lastRecorded) = try database { db in
+                (try ChangeTracking.prunedThrough(db), try ChangeTracking.lastSequenceNumber(db))
+            }
             guard let current = IndexClientState(stored), current.fingerprint == names.fingerprint,
-                  current.token.sequenceNumber >= prunedThrough
+                  current.token.sequenceNumber >= prunedThrough, current.token.sequenceNumber <= lastRecorded
             else {
-                // First run, index deleted, declaration changed, or history this index needed was pruned by
-                // someone else: index every row again.
+                // First run, index deleted, declaration changed, history this index needed pruned by someone
+                // else, or a database older than the index (restored from a backup, change tracking removed and
+                // installed again): index every row again.
                 if let reset = try reset(index, expected: stored) {
                     token = reset
                     if !automatic || isIndexingEnabled { postUpdate(reset) }

@@ -211,4 +211,56 @@ final class IndexStoreTests: XCTestCase {
         try store.apply([.deleteAll], now: now)
         XCTAssertNil(try store.clientState())
     }
+
+    struct Hinted {
+        var id: String
+        var hint: Int
+    }
+
+    static func byHint(_ items: [Hinted]) -> [String] {
+        items.sorted { a, b in a.hint != b.hint ? a.hint > b.hint : a.id < b.id }.map { $0.id }
+    }
+
+    func testShortPrefixesUseTruncatedListsAndStayExactForStaticRanking() throws {
+        // 200 items whose titles start with "r", ranking hints 0…199 % 100.
+        let all: [Hinted] = (0..<200).map { Hinted(id: String(format: "r%03d", $0), hint: $0 % 100) }
+        try store.apply(all.map { .upsert(item($0.id, title: "rx" + $0.id, hint: $0.hint)) }, now: now)
+        let list = try XCTUnwrap(store.read { try PrefixLists.list("r", db: $0) })
+        XCTAssertFalse(list.complete)
+        XCTAssertEqual(list.entries.count, PrefixLists.capacity)
+        let ranked = Self.byHint(all)
+        XCTAssertEqual(try search("r"), Array(ranked.prefix(20)))
+        XCTAssertEqual(try search("rx"), Array(ranked.prefix(20)))
+
+        // Delete the best 150: the list refills from the postings and the ranking stays right.
+        let deleted = Array(ranked.prefix(150))
+        try store.apply([.delete(identifiers: deleted)], now: now)
+        let left = Self.byHint(all.filter { !deleted.contains($0.id) })
+        XCTAssertEqual(try search("r"), Array(left.prefix(20)))
+        let refilled = try XCTUnwrap(store.read { try PrefixLists.list("r", db: $0) })
+        XCTAssertTrue(refilled.complete, "50 items left fit in the list")
+        XCTAssertEqual(refilled.entries.count, 50)
+        XCTAssertEqual(try search("r", limit: 0).count, 50)
+    }
+
+    func testShortPrefixListsFollowUpdatesAndDeleteAll() throws {
+        try store.apply([.upsert(item("a", title: "Apple")), .upsert(item("b", title: "Apricot"))], now: now)
+        XCTAssertEqual(try search("ap"), ["a", "b"])
+        try store.apply([.upsert(item("a", title: "Banana"))], now: now)
+        XCTAssertEqual(try search("ap"), ["b"], "an update removes the item from lists it left")
+        XCTAssertEqual(try search("ba"), ["a"])
+        try store.apply([.deleteAll], now: now)
+        XCTAssertEqual(try search("ap"), [])
+        XCTAssertNil(try store.read { try PrefixLists.list("ap", db: $0) })
+    }
+
+    func testPrefixListCandidatesIncludeEngagedItems() throws {
+        // "z000" is outside the list (hint 0, 100 better items), but engagement must be able to lift it.
+        try store.apply((1...100).map { .upsert(item("z\($0)", title: "zed \($0)", hint: 50)) }
+                        + [.upsert(item("z000", title: "zed", hint: 0))], now: now)
+        var options = TextSearchOptions(limit: 5)
+        options.now = now
+        options.boosts = ["z000": 2]
+        XCTAssertEqual(try store.search("z", options: options).first?.item.uniqueIdentifier, "z000")
+    }
 }

@@ -381,6 +381,28 @@ final class DelegateTests: SpotlightGRDBTestCase {
         try assertIndexMatchesPhotos(delegate)
     }
 
+    func testADatabaseQueueWorksToo() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in try db.execute(sql: Self.schema) }
+        let delegate = try GRDBCoreSpotlightDelegate(forStoreWith: queue, declaration: Self.photoDeclaration)
+        delegate.startSpotlightIndexing()
+        let id = try await queue.write { db in try Self.addPhoto("in memory", tags: ["queue"], db) }
+        try await eventually("the photo is indexed") { try photoItem(delegate, id)?.attributeSet.keywords == ["queue"] }
+    }
+
+    func testADatabaseOlderThanItsIndexIsIndexedAgain() async throws {
+        let delegate = try makeDelegate()
+        for i in 0..<3 { try addPhoto("photo \(i)") }
+        try await delegate.processPendingChanges()
+        // Change tracking removed and installed again: sequence numbers start over, below the index's token.
+        try GRDBCoreSpotlightDelegate.removeChangeTracking(from: dbPool)
+        let again = try makeDelegate()
+        XCTAssertNotEqual(again.storeIdentifier, delegate.storeIdentifier, "a new store identifier")
+        try addPhoto("after reinstall")
+        try await again.processPendingChanges()
+        try assertIndexMatchesPhotos(again)
+    }
+
     func testHistoryPrunedByAnotherIndexMakesTheNextStartRebuild() async throws {
         // Two apps (two indexes) follow one database; that is not supported, but must not lose changes.
         let mine = try makeDelegate()

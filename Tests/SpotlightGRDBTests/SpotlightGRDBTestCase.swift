@@ -166,15 +166,21 @@ class SpotlightGRDBTestCase: XCTestCase {
 
     // MARK: - Waiting
 
-    /// Waits until `condition` holds, failing after `timeout`.
+    /// Waits until `condition` holds, failing after `timeout`. An error thrown by `condition` counts as "not yet"
+    /// (the index store may be being created by the delegate at that moment) and is reported on timeout.
     func eventually(_ message: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
                     _ condition: () throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(timeout)
+        var lastError: (any Error)?
         while Date() < deadline {
-            if try condition() { return }
+            do {
+                if try condition() { return }
+            } catch {
+                lastError = error
+            }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
-        XCTFail("timed out waiting until \(message)", file: file, line: line)
+        XCTFail("timed out waiting until \(message)\(lastError.map { " (last error: \($0))" } ?? "")", file: file, line: line)
     }
 }
 

@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+
+/// Score-ordered candidate lists for short prefixes, so search-as-you-type does not rank every match of `r`.
+///
+/// For every prefix of 1 to `maxPrefixLength` characters of the free-text terms, the table `prefixTop` keeps the
+/// `capacity` best items whose terms start with it, by *list key* = the item's best word points for that prefix
+/// (`Ranking.tierWeights[tier]` × exact 1.0 / prefix 0.8) + its static points at write time (`rankingHint`, and
+/// `lastUsedDate` recency as of the write). A list is *complete* while it holds every matching item.
+///
+/// A one-word query of at most `maxPrefixLength` characters whose prefix matches many items takes its candidates
+/// from the list (plus engaged items), then ranks them exactly. Because the list key freezes recency at write time
+/// and leaves out engagement, this is an approximation for incomplete lists: an item outside the best `capacity`
+/// by list key cannot appear. Lists are maintained in the same transaction as the items; a list that shrinks below
+/// half its capacity through deletes is refilled from the postings.
+enum PrefixLists {
+    static let maxPrefixLength = 3
+    static let capacity = 64
+
+    struct Entry: Hashable {
+        var item: Int64
+        var key: Float
+    }
+
+    /// The changes of one transaction, applied once at its end.
+    struct Changes {
+        var adds: [String: [Int64: Float]] = [:]
+        var removes: [String: Set<Int64>] = [:]
+
+        var isEmpty: Bool { adds.isEmpty && removes.isEmpty }
+
+        mutating func add(item: Int64, terms: [String: UInt8], staticKey: Double) {
+            for (prefix, points) in PrefixLists.bestPoints(terms) {
+                let key = Float(points + staticKey)
+                adds[prefix, default: [:]][item] = max(adds[prefix]?[item] ?? -.infinity, key)
+                removes[prefix]?.remove(item)
+            }
+        }
+
+        mutating func remove(item: Int64, terms: [String: UInt8]) {
+            for prefix in PrefixLists.bestPoints(terms).keys {
+                adds[prefix]?[item] = nil
+                removes[prefix, default: []].insert(item)
+            }
+        }
+    }
+
+    /// The best word points per prefix of an item's free-text terms.
+    static func bestPoints(_ terms: [String: UInt8]) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for (term, tiers) in terms {
+            guard let tier = TextIndexer.bestTier(tiers) else { continue }
+            let scalars = term.unicodeScalars
+            var prefix = String.UnicodeScalarView()
+            var length = 0
+            for scalar in scalars {
+                prefix.append(scalar)
+                length += 1
+                let isWhole = length == scalars.count
+                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(isWhole ? .exact : .prefix)
+                let key = String(prefix)
+                if points > result[key] ?? -1 { result[key] = points }
+                if length == maxPrefixLength { break }
+            }
+        }
+        return result
+    }
+
+    static func apply(_ changes: Changes, db: Database) throws {
+        guard !changes.isEmpty else { return }
+        let touched = Set(changes.adds.keys).union(changes.removes.keys)
+        let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
+        let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)")
+        for prefix in touched {
+            var entries: [Entry] = []
+            var complete = true
+            if let row = try Row.fetchOne(read, arguments: [prefix]) {
+                complete = row[0]
+                entries = decode(row[1])
+            }
+            let removed = changes.removes[prefix] ?? []
+            let added = changes.adds[prefix] ?? [:]
+            if !removed.isEmpty || !added.isEmpty {
+                entries.removeAll { removed.contains($0.item) || added[$0.item] != nil }
+            }
+            entries += added.map { Entry(item: $0.key, key: $0.value) }
+            entries.sort { $0.key != $1.key ? $0.key > $1.key : $0.item < $1.item }
+            if entries.count > capacity {
+                entries.removeLast(entries.count - capacity)
+                complete = false
+            }
+            if !complete, entries.count < capacity / 2 {
+                (entries, complete) = try refill(prefix, db: db)
+            }
+            try write.execute(arguments: [prefix, complete, encode(entries)])
+        }
+    }
+
+    /// Rebuilds one list from the postings (rare: only after many deletes from a truncated list).
+    static func refill(_ prefix: String, db: Database) throws -> ([Entry], Bool) {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT p.item, p.tiers, t.text, i.hint, i.lastUsed FROM term t
+            JOIN posting p ON p.term = t.id JOIN item i ON i.id = p.item
+            WHERE t.text >= ? AND t.text < ?
+            """, arguments: [prefix, prefix + "\u{10FFFF}"])
+        var best: [Int64: Float] = [:]
+        let now = Date()
+        while let row = try rows.next() {
+            guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: row[1] as Int)) else { continue }
+            let text: String = row[2]
+            let points = Ranking.tierWeights[tier] * Ranking.kindFactor(text == prefix ? .exact : .prefix)
+                + Ranking.hintPoints(row[3]) + Ranking.recencyPoints(lastUsed: row[4], now: now)
+            let item: Int64 = row[0]
+            best[item] = max(best[item] ?? -.infinity, Float(points))
+        }
+        var entries = best.map { Entry(item: $0.key, key: $0.value) }
+        entries.sort { $0.key != $1.key ? $0.key > $1.key : $0.item < $1.item }
+        let complete = entries.count <= capacity
+        if !complete { entries.removeLast(entries.count - capacity) }
+        return (entries, complete)
+    }
+
+    /// The list of a prefix: its entries (best first) and whether it holds every matching item; nil if none.
+    static func list(_ prefix: String, db: Database) throws -> (entries: [Entry], complete: Bool)? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?"),
+                                         arguments: [prefix]) else { return nil }
+        return (decode(row[1]), row[0])
+    }
+
+    static func encode(_ entries: [Entry]) -> Data {
+        var data = Data(capacity: entries.count * 12)
+        for e in entries {
+            withUnsafeBytes(of: e.item.littleEndian) { data.append(contentsOf: $0) }
+            withUnsafeBytes(of: e.key.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    static func decode(_ data: Data) -> [Entry] {
+        var entries: [Entry] = []
+        entries.reserveCapacity(data.count / 12)
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 12 <= raw.count {
+                let item = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+                let bits = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self))
+                entries.append(Entry(item: item, key: Float(bitPattern: bits)))
+                offset += 12
+            }
+        }
+        return entries
+    }
+}
