@@ -162,7 +162,8 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         }
         guard !parts.isEmpty else { return nil }
         let expression = parts.count == 1 ? parts[0] : .and(parts)
-        return (CompiledQuery(expression, now: Date()), QueryPlanner.plan(expression))
+        let now = Date()
+        return (CompiledQuery(expression, now: now), QueryPlanner.plan(expression, now: now))
     }
 
     /// Runs the query, handing batches of items to `deliver`. Overridden by `CSUserQuery`.

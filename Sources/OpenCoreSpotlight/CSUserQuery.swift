@@ -82,7 +82,8 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
     private var suggestionSink: (([CSSuggestion]) -> Void)?
 
     override func execute(deliver: ([CSSearchableItem]) -> Void) throws {
-        let filter = try compiledPredicate(includeQueryString: false)?.0
+        let compiledFilter = try compiledPredicate(includeQueryString: false)
+        let filter = compiledFilter?.0
         let engagement = try? EngagementStore.forApp(applicationIdentifier, root: root)
         let boosts = (try? engagement?.boosts(for: userQueryString)) ?? [:]
         let limit = userContext.maxResultCount
@@ -91,6 +92,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         options.boosts = boosts
         if let filter {
             options.filter = { StoredItemMatcher.matches(filter, $0) }
+            if case .candidates(let lookup)? = compiledFilter?.1 { options.filterLookup = lookup }
         }
         var hits: [SearchHit] = []
         for store in stores {

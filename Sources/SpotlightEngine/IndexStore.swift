@@ -19,6 +19,9 @@ import Darwin
 /// - `term(id, text, df)`: the vocabulary of folded tokens with their document frequency. Terms are never
 ///   deleted or renumbered, so a process may cache term ids.
 /// - `posting(term, item, tiers)`: which items contain which term, with the tier mask of `TextIndexer`.
+/// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since
+///   2001), so attribute filters on them are range lookups (`QueryPlanner`).
+/// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
 public final class IndexStore: Sendable {
     /// The format this version writes and reads.
     public static let formatVersion = 1
@@ -117,6 +120,9 @@ public final class IndexStore: Sendable {
                 CREATE TABLE posting(
                     term INTEGER NOT NULL, item INTEGER NOT NULL, tiers INTEGER NOT NULL,
                     PRIMARY KEY(term, item)) WITHOUT ROWID;
+                CREATE TABLE attrValue(
+                    attr TEXT NOT NULL, value REAL NOT NULL, item INTEGER NOT NULL,
+                    PRIMARY KEY(attr, value, item)) WITHOUT ROWID;
                 CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 """)

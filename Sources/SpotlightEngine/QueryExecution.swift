@@ -19,6 +19,7 @@ public struct StoredItemQueryView: QueryItem {
         case "uniqueIdentifier", "kMDItemIdentifier":
             return [.string(item.uniqueIdentifier)]
         case "domainIdentifier":
+            if let value = item.attributes["domainIdentifier"] { return Self.queryValues(value) }
             return item.domainIdentifier.map { [.string($0)] }
         case "expirationDate":
             return [.date(item.expirationDate)]
@@ -210,6 +211,8 @@ public enum QueryPlan: Sendable {
 /// Intersections (`all`) and unions (`any`) combine lookups.
 public indirect enum TermLookup: Sendable, Hashable {
     case term(String, prefix: Bool)
+    /// Items with a number or date value of the attribute in `lower...upper`.
+    case range(String, lower: Double, upper: Double)
     case all([TermLookup])
     case any([TermLookup])
 
@@ -237,6 +240,12 @@ public indirect enum TermLookup: Sendable, Hashable {
             return result ?? []
         case .any(let parts):
             return try parts.reduce(into: Set<Int64>()) { $0.formUnion(try $1.candidateIDs(db)) }
+        case .range(let attribute, let lower, let upper):
+            var ids = Set<Int64>()
+            let cursor = try Int64.fetchCursor(db, sql: "SELECT item FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ?",
+                                               arguments: [attribute, lower, upper])
+            while let id = try cursor.next() { ids.insert(id) }
+            return ids
         }
     }
 }

@@ -11,12 +11,22 @@ import SpotlightText
 /// (`!`, numbers, dates, `InRange`, leading wildcards, identifiers) is checked on the candidates, or on every item
 /// when no clause names candidates. Candidates are always a superset: the compiled query decides.
 public enum QueryPlanner {
-    /// The plan for an expression.
-    public static func plan(_ expression: QueryExpression) -> QueryPlan {
-        lookup(expression).map { .candidates($0) } ?? .scan
+    /// The plan for an expression; `now` and `calendar` resolve `$time` as the compiled query does.
+    public static func plan(_ expression: QueryExpression, now: Date = Date(), calendar: Calendar = .current) -> QueryPlan {
+        Planning(now: now, calendar: calendar).lookup(expression).map { .candidates($0) } ?? .scan
     }
 
-    static func lookup(_ expression: QueryExpression) -> TermLookup? {
+    /// The index lookup that names a superset of the expression's matches, if any.
+    public static func lookup(_ expression: QueryExpression, now: Date = Date(), calendar: Calendar = .current) -> TermLookup? {
+        Planning(now: now, calendar: calendar).lookup(expression)
+    }
+}
+
+private struct Planning {
+    let now: Date
+    let calendar: Calendar
+
+    func lookup(_ expression: QueryExpression) -> TermLookup? {
         switch expression {
         case .and(let parts):
             let lookups = parts.compactMap(lookup)
@@ -31,7 +41,10 @@ public enum QueryPlanner {
             return lookups.count == 1 ? lookups[0] : .any(lookups)
         case .comparison(let comparison):
             return lookup(comparison)
-        case .not, .inRange, .constant:
+        case .inRange(let test):
+            guard let name = indexedValueAttribute(test.attribute) else { return nil }
+            return .range(name, lower: bounds(test.lowerBound).lower, upper: bounds(test.upperBound).upper)
+        case .not, .constant:
             return nil
         }
     }
@@ -40,12 +53,54 @@ public enum QueryPlanner {
         "uniqueIdentifier", "kMDItemIdentifier", "expirationDate",
     ]
 
-    static func lookup(_ comparison: Comparison) -> TermLookup? {
-        guard comparison.operator == .equal, case .string(let pattern) = comparison.value,
-              !pattern.isPresenceTest else { return nil }
-        if let name = comparison.attribute.name, unindexedAttributes.contains(name) { return nil }
-        // The query language says which index terms every matching value must have.
-        return pattern.indexRequirement.map(lookup)
+    func lookup(_ comparison: Comparison) -> TermLookup? {
+        if let name = comparison.attribute.name, Self.unindexedAttributes.contains(name) { return nil }
+        let range: (lower: Double, upper: Double)
+        switch comparison.value {
+        case .string(let pattern):
+            guard comparison.operator == .equal, !pattern.isPresenceTest else { return nil }
+            // The query language says which index terms every matching value must have.
+            return pattern.indexRequirement.map(Self.lookup)
+        case .number(let n):
+            range = (n, n)
+        case .bool(let b):
+            range = (b ? 1 : 0, b ? 1 : 0)
+        case .time(let time):
+            range = bounds(.time(time))
+        case .null:
+            return nil
+        }
+        guard let name = indexedValueAttribute(comparison.attribute) else { return nil }
+        let low = -Double.greatestFiniteMagnitude, high = Double.greatestFiniteMagnitude
+        switch comparison.operator {
+        case .equal: return .range(name, lower: range.lower, upper: range.upper)
+        case .less, .lessOrEqual: return .range(name, lower: low, upper: range.upper)
+        case .greater, .greaterOrEqual: return .range(name, lower: range.lower, upper: high)
+        case .notEqual: return nil
+        }
+    }
+
+    /// The name number and date values of an attribute are indexed under, or nil if they are not.
+    func indexedValueAttribute(_ attribute: AttributeReference) -> String? {
+        guard let name = attribute.name, !Self.unindexedAttributes.contains(name) else { return nil }
+        return AttributeCatalog.descriptor(named: name)?.name ?? name
+    }
+
+    /// Inclusive bounds that contain every value a bound can stand for (a period's whole span; instants widened by
+    /// a second, as dates compare to the second).
+    func bounds(_ bound: RangeBound) -> (lower: Double, upper: Double) {
+        switch bound {
+        case .number(let n):
+            return (n, n)
+        case .time(let time):
+            switch time.resolve(now: now, calendar: calendar) {
+            case .instant(let d):
+                let t = d.timeIntervalSinceReferenceDate
+                return (t - 1, t + 1)
+            case .period(let start, let end):
+                return (start.timeIntervalSinceReferenceDate - 1, end.timeIntervalSinceReferenceDate + 1)
+            }
+        }
     }
 
     static func lookup(_ requirement: IndexRequirement) -> TermLookup {
@@ -67,6 +122,10 @@ extension TermLookup {
             return try parts.map { try $0.estimatedCount(db) }.min() ?? 0
         case .any(let parts):
             return try parts.reduce(0) { $0 + (try $1.estimatedCount(db)) }
+        case .range(let attribute, let lower, let upper):
+            return try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM (SELECT 1 FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ? LIMIT 200000)
+                """, arguments: [attribute, lower, upper]) ?? 0
         }
     }
 }

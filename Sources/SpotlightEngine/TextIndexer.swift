@@ -26,7 +26,9 @@ enum TextIndexer {
     }
 
     /// Term → tier mask for an item.
-    static func terms(attributes: [String: AttributeValue], custom: [String: CustomAttribute]) -> [String: UInt8] {
+    static func terms(attributes: [String: AttributeValue], custom: [String: CustomAttribute], domain: String? = nil)
+        -> [String: UInt8]
+    {
         var result: [String: UInt8] = [:]
         func add(_ strings: [String], bit: UInt8) {
             for s in strings {
@@ -39,6 +41,10 @@ enum TextIndexer {
             let strings = value.searchableStrings
             guard !strings.isEmpty, let bit = tierBit(forAttribute: name) else { continue }
             add(strings, bit: bit)
+        }
+        // The item's domain is queryable as `domainIdentifier` even when the attribute set does not repeat it.
+        if let domain, attributes["domainIdentifier"] == nil {
+            add([domain], bit: metadataBit)
         }
         for (_, attribute) in custom where attribute.isSearchable {
             let strings = attribute.value.searchableStrings

@@ -91,6 +91,9 @@ public struct TextSearchOptions: Sendable {
     public var boosts: [String: Double] = [:]
     /// A predicate every hit must satisfy (attribute filters), checked before ranking.
     public var filter: (@Sendable (StoredItem) -> Bool)? = nil
+    /// An index lookup naming a superset of the items `filter` accepts (from `QueryPlanner`). When it is selective,
+    /// the search starts from those items instead of checking the filter on ranked matches one by one.
+    public var filterLookup: TermLookup? = nil
     /// Whether words also match terms within their typo budget (`Typos`).
     public var typoTolerance = true
     public var now = Date()
@@ -108,14 +111,25 @@ extension IndexStore {
         let words = Tokenizer.queryTokens(text)
         let now = options.now.timeIntervalSinceReferenceDate
         return try read { db in
-            if words.count == 1, options.lastWordIsPrefix,
+            // A selective filter restricts the candidates from the start.
+            var filterIDs: Set<Int64>? = nil
+            if let lookup = options.filterLookup {
+                let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+                if try lookup.estimatedCount(db) <= max(total / 20, 2_000) {
+                    filterIDs = try lookup.candidateIDs(db)
+                    if filterIDs?.isEmpty == true { return [] }
+                }
+            }
+            if filterIDs == nil, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
                let hits = try Self.searchShortPrefix(db, words[0], options: options) {
                 return hits
             }
             // Candidate items → per-word best match.
-            var candidates: [Int64: [RankingExplanation.WordMatch]]? = nil
-            if words.isEmpty {
+            var candidates: [Int64: [RankingExplanation.WordMatch]]? = filterIDs.map { ids in
+                Dictionary(uniqueKeysWithValues: ids.map { ($0, []) })
+            }
+            if words.isEmpty, candidates == nil {
                 candidates = [:]
                 for id in try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC LIMIT ?",
                                              arguments: [now, max(options.limit, 1) * 4]) {
@@ -245,12 +259,15 @@ extension IndexStore {
         -> [Int64: RankingExplanation.WordMatch]
     {
         var terms: [(id: Int64, text: String, kind: RankingExplanation.MatchKind)] = []
+        var frequencies: [Int64: Int] = [:]
         if prefix {
-            let rows = try Row.fetchAll(db, sql: "SELECT id, text FROM term WHERE text >= ? AND text < ? AND df > 0",
+            let rows = try Row.fetchAll(db, sql: "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0",
                                         arguments: [word, word + "\u{10FFFF}"])
             terms = rows.map { ($0["id"], $0["text"], ($0["text"] as String) == word ? .exact : .prefix) }
-        } else if let id = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word]) {
-            terms = [(id, word, .exact)]
+            for row in rows { frequencies[row["id"]] = row["df"] }
+        } else if let row = try Row.fetchOne(db, sql: "SELECT id, df FROM term WHERE text = ? AND df > 0", arguments: [word]) {
+            terms = [(row["id"], word, .exact)]
+            frequencies[row["id"]] = row["df"]
         }
         if typos {
             let budget = Typos.budget(for: word)
@@ -272,7 +289,8 @@ extension IndexStore {
                 if let existing = best[item], existing.points >= points { return }
                 best[item] = .init(queryWord: word, matchedTerm: term.text, kind: kind, tier: tier, points: points)
             }
-            if let restrictTo, restrictTo.count < 64 {
+            // Few candidates against a long posting list: look each one up instead of reading the list.
+            if let restrictTo, restrictTo.count * 4 < (frequencies[term.id] ?? 0) {
                 for item in restrictTo {
                     if let tiers = try Int.fetchOne(pointStatement, arguments: [term.id, item]) {
                         consider(item, UInt8(truncatingIfNeeded: tiers))

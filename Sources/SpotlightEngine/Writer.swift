@@ -29,7 +29,7 @@ struct Writer {
             try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom)
         case .delete(let identifiers):
             for uid in identifiers {
-                if let row = try Row.fetchOne(db, sql: "SELECT id, attrs, hint, lastUsed FROM item WHERE uid = ?", arguments: [uid]) {
+                if let row = try Row.fetchOne(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?", arguments: [uid]) {
                     try deleteRow(row)
                 }
             }
@@ -38,7 +38,7 @@ struct Writer {
                 let escaped = domain.replacingOccurrences(of: "\\", with: "\\\\")
                     .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT id, attrs, hint, lastUsed FROM item WHERE domain = ? OR domain LIKE ? ESCAPE '\\'
+                    SELECT id, domain, attrs, hint, lastUsed FROM item WHERE domain = ? OR domain LIKE ? ESCAPE '\\'
                     """, arguments: [domain, escaped + ".%"])
                 for row in rows { try deleteRow(row) }
             }
@@ -47,7 +47,7 @@ struct Writer {
             prefixes = PrefixLists.Changes()
             dfDelta.removeAll()
             try db.execute(sql: """
-                DELETE FROM posting; DELETE FROM item; DELETE FROM prefixTop; UPDATE term SET df = 0 WHERE df != 0;
+                DELETE FROM posting; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue; UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)
         }
@@ -56,7 +56,7 @@ struct Writer {
     /// Deletes expired items; returns how many.
     @discardableResult
     mutating func purgeExpired(now: Date) throws -> Int {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, attrs, hint, lastUsed FROM item WHERE expires <= ?",
+        let rows = try Row.fetchAll(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE expires <= ?",
                                     arguments: [now.timeIntervalSinceReferenceDate])
         for row in rows { try deleteRow(row) }
         return rows.count
@@ -92,9 +92,10 @@ struct Writer {
         try flushPostings()
         let id: Int64 = row["id"]
         let decoded = try ValueCodec.decode([UInt8](row["attrs"] as Data))
-        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom)
+        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: row["domain"])
         try removePostings(item: id, terms: Array(terms.keys))
         prefixes.remove(item: id, terms: terms)
+        try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
         try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
     }
 
@@ -111,9 +112,11 @@ struct Writer {
         var custom = item.customAttributes
         var domain = item.domainIdentifier
         var oldTerms: [String: UInt8] = [:]
+        var oldValues: Set<AttributeValueIndex.Entry> = []
         if let existing {
             let old = try ValueCodec.decode([UInt8](existing["attrs"] as Data))
-            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom)
+            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom, domain: existing["domain"])
+            oldValues = AttributeValueIndex.values(attributes: old.attributes, custom: old.custom)
             if isUpdate {
                 attributes = old.attributes.merging(item.attributes) { _, new in new }
                 for name in cleared { attributes[name] = nil }
@@ -141,7 +144,7 @@ struct Writer {
                                      hint, lastUsed, bytes])
             id = db.lastInsertedRowID
         }
-        let newTerms = TextIndexer.terms(attributes: attributes, custom: custom)
+        let newTerms = TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
         if existing != nil {
             prefixes.remove(item: id, terms: oldTerms)
             let removed = oldTerms.keys.filter { newTerms[$0] == nil }
@@ -163,6 +166,20 @@ struct Writer {
             }
         }
         prefixes.add(item: id, terms: newTerms, staticKey: staticKey(hint: hint, lastUsed: lastUsed))
+        let newValues = AttributeValueIndex.values(attributes: attributes, custom: custom)
+        try removeValues(item: id, oldValues.subtracting(newValues))
+        let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
+        for entry in newValues.subtracting(oldValues) {
+            try insertValue.execute(arguments: [entry.attribute, entry.value, id])
+        }
+    }
+
+    private func removeValues(item: Int64, _ values: Set<AttributeValueIndex.Entry>) throws {
+        guard !values.isEmpty else { return }
+        let delete = try db.cachedStatement(sql: "DELETE FROM attrValue WHERE attr = ? AND value = ? AND item = ?")
+        for entry in values {
+            try delete.execute(arguments: [entry.attribute, entry.value, item])
+        }
     }
 
     private mutating func removePostings(item: Int64, terms: [String]) throws {

@@ -1,0 +1,109 @@
+import Foundation
+import XCTest
+@testable import SpotlightEngine
+import SpotlightQueryLanguage
+
+/// The planner must name a superset of every query's matches: the planned result equals the full scan's.
+final class QueryPlannerTests: XCTestCase {
+    var directory: URL!
+    var store: IndexStore!
+    let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    let calendar: Calendar = {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(identifier: "UTC")!
+        return c
+    }()
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("planner-\(UUID().uuidString)")
+        store = try IndexStore(url: directory.appendingPathComponent("p.sqlite"))
+        let day: TimeInterval = 86_400
+        func item(_ id: String, _ attributes: [String: AttributeValue], custom: [String: CustomAttribute] = [:]) -> IndexOperation {
+            .upsert(StoredItem(uniqueIdentifier: id, domainIdentifier: id.hasPrefix("d") ? "docs" : "misc",
+                               expirationDate: now.addingTimeInterval(400 * day), attributes: attributes,
+                               customAttributes: custom))
+        }
+        try store.apply([
+            item("d1", ["title": .string("Natural Bridges"), "keywords": .array([.string("Utah"), .string("Park")]),
+                        "rankingHint": .int(80), "contentCreationDate": .date(now.addingTimeInterval(-2 * day))]),
+            item("d2", ["title": .string("iPhoneCase review"), "rankingHint": .int(10),
+                        "contentCreationDate": .date(now.addingTimeInterval(-40 * day)), "supportsPhoneCall": .bool(true)]),
+            item("m1", ["title": .string("Café Crème"), "rating": .double(4.5),
+                        "importantDates": .array([.date(now), .date(now.addingTimeInterval(-300 * day))])]),
+            item("m2", ["displayName": .string("MyWindowClass"), "rankingHint": .int(55)],
+                 custom: ["com_acme_priority": CustomAttribute(value: .int(3))]),
+            item("m3", ["title": .string("Lunch?"), "contentCreationDate": .date(now)]),
+        ], now: now)
+    }
+
+    override func tearDownWithError() throws {
+        try store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func testPlannedResultsEqualTheFullScan() throws {
+        let queries = [
+            #"title == "natural*"cwd"#, #"keywords == "utah"c"#, #"title == "phoneCase"wc"#, #"title == "cafe*"cd"#,
+            #"displayName == "window"wc"#, #"** == "crème"cd"#, "rankingHint >= 50", "rankingHint < 50",
+            "InRange(rankingHint, 10, 60)", "rankingHint == 55", "rankingHint != 55", "rating > 4",
+            "contentCreationDate >= $time.today(-7)", "contentCreationDate == $time.today",
+            "InRange(contentCreationDate, $time.this_month(-2), $time.now)", "importantDates < $time.today(-30)",
+            "supportsPhoneCall == true", "com_acme_priority > 2", "com_acme_priority == 3",
+            #"rankingHint > 5 && title == "*review*"c"#, #"(rankingHint > 70 || title == "lunch*"c) && !(title == "x")"#,
+            #"title == "Lunch\?""#, #"domainIdentifier == "docs""#, "true", #"title == "*""#,
+        ]
+        for query in queries {
+            let expression = try QueryParser.parse(query)
+            let compiled = CompiledQuery(expression, now: now, calendar: calendar)
+            let options = QueryOptions(limit: 0, now: now)
+            let scan = try store.items(matching: compiled, plan: .scan, options: options).map(\.uniqueIdentifier).sorted()
+            let planned = try store.items(matching: compiled, plan: QueryPlanner.plan(expression, now: now, calendar: calendar),
+                                          options: options).map(\.uniqueIdentifier).sorted()
+            XCTAssertEqual(planned, scan, query)
+        }
+    }
+
+    func testNumbersAndDatesPlanAsRanges() throws {
+        func lookup(_ q: String) throws -> TermLookup? {
+            QueryPlanner.lookup(try QueryParser.parse(q), now: now, calendar: calendar)
+        }
+        guard case .range("rankingHint", 10, 60)? = try lookup("InRange(rankingHint, 10, 60)") else {
+            return XCTFail("InRange is a range lookup")
+        }
+        guard case .range("contentCreationDate", let low, _)? = try lookup("kMDItemContentCreationDate >= $time.iso(2025-03-01T00:00:00Z)") else {
+            return XCTFail("kMDItem aliases resolve to the attribute")
+        }
+        XCTAssertEqual(low, Date(timeIntervalSince1970: 1_740_787_200).timeIntervalSinceReferenceDate - 1)
+        XCTAssertNil(try lookup("rankingHint != 3"))
+        XCTAssertNil(try lookup("!(rankingHint > 3)"))
+        guard case .all(let parts)? = try lookup(#"rankingHint > 3 && title == "a*""#), parts.count == 2 else {
+            return XCTFail("&& intersects")
+        }
+        let ids = try store.read { try TermLookup.range("rankingHint", lower: 50, upper: 100).candidateIDs($0) }
+        XCTAssertEqual(ids.count, 2)
+    }
+
+    func testValueIndexFollowsUpdatesAndDeletes() throws {
+        try store.apply([.upsert(StoredItem(uniqueIdentifier: "d1", expirationDate: now.addingTimeInterval(86_400),
+                                            attributes: ["rankingHint": .int(5)]))], now: now)
+        let high = try store.read { try TermLookup.range("rankingHint", lower: 50, upper: 100).candidateIDs($0) }
+        XCTAssertEqual(high.count, 1, "d1's old value is gone")
+        try store.apply([.delete(identifiers: ["m2", "d1"])], now: now)
+        let left = try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM attrValue WHERE attr = 'rankingHint'") }
+        XCTAssertEqual(left, 1)
+        try store.apply([.deleteAll], now: now)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM attrValue") }, 0)
+    }
+
+    func testSelectiveFiltersRestrictTextSearch() throws {
+        var options = TextSearchOptions()
+        options.now = now
+        let filter = try QueryParser.parse("rankingHint >= 50")
+        let compiled = CompiledQuery(filter, now: now, calendar: calendar)
+        options.filter = { compiled.matches(StoredItemQueryView(item: $0)) }
+        options.filterLookup = QueryPlanner.lookup(filter, now: now, calendar: calendar)
+        XCTAssertEqual(try store.search("", options: options).map(\.item.uniqueIdentifier).sorted(), ["d1", "m2"])
+        XCTAssertEqual(try store.search("n", options: options).map(\.item.uniqueIdentifier), ["d1"])
+        XCTAssertEqual(try store.search("re", options: options).map(\.item.uniqueIdentifier), [], "d2 fails the filter")
+    }
+}
