@@ -58,7 +58,13 @@ let package = Package(
         // The seeds' sample apps.
         .executableTarget(name: "colleagues", dependencies: ["OpenCoreSpotlight", "SpotlightSystem"], path: "Examples/Colleagues"),
         .executableTarget(name: "smoothies", dependencies: ["OpenCoreSpotlight", "SpotlightSystem"], path: "Examples/Smoothies"),
-        .executableTarget(name: "tags", dependencies: ["SpotlightGRDB"], path: "Examples/Tags"),
+        .executableTarget(
+            name: "tags",
+            dependencies: ["SpotlightGRDB", "OpenCoreSpotlight", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Examples/Tags"
+        ),
+        // The README's first example.
+        .executableTarget(name: "quickstart", dependencies: ["OpenCoreSpotlight"], path: "Examples/Quickstart"),
         // A child process for crash and multi-process tests.
         .executableTarget(name: "openspotlight-test-helper", dependencies: ["OpenCoreSpotlight"]),
 
@@ -66,7 +72,7 @@ let package = Package(
         .testTarget(name: "SpotlightQueryLanguageTests", dependencies: ["SpotlightQueryLanguage"]),
         .testTarget(
             name: "SpotlightEngineTests",
-            dependencies: ["SpotlightEngine", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SpotlightEngine", "SpotlightQueryLanguage", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OpenCoreSpotlightTests",
@@ -75,7 +81,7 @@ let package = Package(
         .testTarget(name: "BenchmarkSmokeTests", dependencies: ["spotlight-bench"]),
         .testTarget(
             name: "SpotlightGRDBTests",
-            dependencies: ["SpotlightGRDB", "tags", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SpotlightGRDB", "OpenCoreSpotlight", "tags", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "SpotlightSystemTests",

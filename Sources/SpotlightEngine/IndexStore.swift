@@ -59,17 +59,25 @@ public final class IndexStore: Sendable {
             // FULL: a committed batch survives power loss, not only a crash of the process.
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        do {
-            pool = try DatabasePool(path: url.path, configuration: config)
-        } catch let error as DatabaseError {
-            throw Self.map(error, url: url)
-        } catch {
-            throw EngineError(.indexUnavailable, "cannot open \(url.path): \(error)")
-        }
-        do {
-            try migrate()
-        } catch let error as DatabaseError {
-            throw Self.map(error, url: url)
+        // Another process may be setting up the same new file (switching it to WAL, creating the schema), which
+        // SQLite reports as busy without waiting: retry for a few seconds.
+        var attempt = 0
+        while true {
+            do {
+                let pool = try DatabasePool(path: url.path, configuration: config)
+                try Self.migrate(pool, url: url)
+                self.pool = pool
+                break
+            } catch let error as DatabaseError where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempt < 100 {
+                attempt += 1
+                Thread.sleep(forTimeInterval: 0.05)
+            } catch let error as DatabaseError {
+                throw Self.map(error, url: url)
+            } catch let error as EngineError {
+                throw error
+            } catch {
+                throw EngineError(.indexUnavailable, "cannot open \(url.path): \(error)")
+            }
         }
     }
 
@@ -94,7 +102,7 @@ public final class IndexStore: Sendable {
         }
     }
 
-    private func migrate() throws {
+    private static func migrate(_ pool: DatabasePool, url: URL) throws {
         try pool.write { db in
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BLOB)")
             let version = try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'")

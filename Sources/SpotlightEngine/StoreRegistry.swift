@@ -17,9 +17,10 @@ public enum StoreRegistry {
             if FileManager.default.fileExists(atPath: key) { return store }
             forget(url)
         }
-        let store = try IndexStore(url: url, create: create)
-        return stores.withLock { stores in
+        // Opened under the lock: two threads opening the same new file at once would race to set it up.
+        return try stores.withLock { stores in
             if let existing = stores[key] { return existing }
+            let store = try IndexStore(url: url, create: create)
             stores[key] = store
             return store
         }

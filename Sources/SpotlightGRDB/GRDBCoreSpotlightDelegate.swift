@@ -139,7 +139,7 @@ open class GRDBCoreSpotlightDelegate: NSObject, CSSearchableIndexDelegate, @unch
     /// ```swift
     /// override func attributeSet(for row: Row, table: String, in db: Database) throws -> CSSearchableItemAttributeSet? {
     ///     guard let set = try super.attributeSet(for: row, table: table, in: db) else { return nil }
-    ///     if table == "photo", row["isPrivate"] == true { return nil }
+    ///     if table == "photo", (row["isPrivate"] as Bool?) == true { return nil }
     ///     set.contentDescription = "Taken \(row["takenAt"] as String? ?? "some day")"
     ///     return set
     /// }

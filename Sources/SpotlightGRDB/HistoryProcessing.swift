@@ -32,6 +32,7 @@ extension GRDBCoreSpotlightDelegate {
                 // installed again): index every row again.
                 if let reset = try reset(index, expected: stored) {
                     token = reset
+                    try? writer.write { db in try ChangeTracking.prune(through: reset.sequenceNumber, db) }
                     if !automatic || isIndexingEnabled { postUpdate(reset) }
                 } else {
                     conflicts += 1

@@ -6,6 +6,25 @@ import XCTest
 
 /// The delegate following the database: rows, relationships, batches, stop and start, deletion, notifications.
 final class DelegateTests: SpotlightGRDBTestCase {
+    /// The set-up of Documentation/SpotlightGRDB.md, as written there.
+    func testTheTwoLineSetUp() async throws {
+        let dbPool = self.dbPool!
+        let spotlight = try GRDBCoreSpotlightDelegate(forStoreWith: dbPool, declaration: SpotlightDeclaration(tables: [
+            SpotlightTable("photo", contentType: .image, displayName: .column("name"), attributes: [.title: .column("name")]),
+        ]))
+        spotlight.startSpotlightIndexing()
+
+        let id = try addPhoto("Delicate Arch")
+        try await eventually("the photo is in Spotlight") { try photoItem(spotlight, id)?.attributeSet.displayName == "Delicate Arch" }
+        let context = CSSearchQueryContext()
+        context.fetchAttributes = ["displayName"]
+        var found: [String] = []
+        for try await result in CSSearchQuery(queryString: #"displayName == "delicate*"cd"#, queryContext: context).results {
+            found.append(result.item.attributeSet.displayName ?? "")
+        }
+        XCTAssertEqual(found, ["Delicate Arch"], "found by a query of the app's indexes")
+    }
+
     func testInsertUpdateDeleteOfIndexedRowsAreIndexedAutomatically() async throws {
         let delegate = try makeDelegate()
         XCTAssertFalse(delegate.isIndexingEnabled)
@@ -422,6 +441,18 @@ final class DelegateTests: SpotlightGRDBTestCase {
         try await mine.processPendingChanges()
         try assertIndexMatchesPhotos(mine)
     }
+}
+
+/// The override example of Documentation/SpotlightGRDB.md, compiled.
+final class PhotoSpotlight: GRDBCoreSpotlightDelegate, @unchecked Sendable {
+    override func attributeSet(for row: Row, table: String, in db: Database) throws -> CSSearchableItemAttributeSet? {
+        if (row["isPrivate"] as Bool?) == true { return nil }           // nil: not in Spotlight
+        let set = try super.attributeSet(for: row, table: table, in: db)  // the declared attributes
+        set?.thumbnailURL = URL(fileURLWithPath: "/var/lib/photos/thumbnails/\(row["id"] as Int64).jpg")
+        return set
+    }
+    override func domainIdentifier() -> String { "photos" }   // default: the store identifier
+    override func indexName() -> String? { "library" }        // default: nil
 }
 
 /// A value shared with a completion handler.
