@@ -58,6 +58,8 @@ public final class IndexStore: Sendable {
         config.prepareDatabase { db in
             // FULL: a committed batch survives power loss, not only a crash of the process.
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // A 32 MB page cache per connection (SQLite's default is 2 MB): bulk loads touch many B-tree pages.
+            try db.execute(sql: "PRAGMA cache_size = -32768")
         }
         // Another process may be setting up the same new file (switching it to WAL, creating the schema), which
         // SQLite reports as busy without waiting: retry for a few seconds.

@@ -141,11 +141,28 @@ extension IndexStore {
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
                 return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix))
             }.sorted { $0.1 < $1.1 }
+            var forward: [Int64: [String: UInt8]] = [:]
             for (i, _) in order {
                 let word = words[i]
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
-                let matches = try Self.postings(db, word: word, prefix: isPrefix, restrictTo: candidates.map { Set($0.keys) },
-                                                typos: options.typoTolerance)
+                let frequency = order.first { $0.0 == i }?.1 ?? 0
+                let typos = options.typoTolerance && frequency < Typos.expansionThreshold
+                let matches: [Int64: RankingExplanation.WordMatch]
+                if let current = candidates, current.count <= Self.forwardCheckLimit {
+                    // Few candidates left: read their words instead of the word's postings.
+                    try Self.loadTerms(db, ids: current.keys.filter { forward[$0] == nil }, into: &forward)
+                    var found: [Int64: RankingExplanation.WordMatch] = [:]
+                    for item in current.keys {
+                        if let match = Self.forwardMatch(word, prefix: isPrefix, terms: forward[item] ?? [:],
+                                                         typos: typos) {
+                            found[item] = match
+                        }
+                    }
+                    matches = found
+                } else {
+                    matches = try Self.postings(db, word: word, prefix: isPrefix, restrictTo: candidates.map { Set($0.keys) },
+                                                typos: typos)
+                }
                 var next: [Int64: [RankingExplanation.WordMatch]] = [:]
                 for (item, match) in matches {
                     if let previous = candidates {
@@ -245,6 +262,50 @@ extension IndexStore {
         return hits
     }
 
+    /// Below this many candidates, further words are checked on the candidates' own words.
+    static let forwardCheckLimit = 2_000
+
+    /// Reads and tokenizes the given items' attributes.
+    static func loadTerms(_ db: Database, ids: [Int64], into terms: inout [Int64: [String: UInt8]]) throws {
+        for chunk in stride(from: 0, to: ids.count, by: 500) {
+            let slice = ids[chunk..<min(chunk + 500, ids.count)]
+            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item WHERE id IN (\(placeholders))",
+                                           arguments: StatementArguments(slice.map { $0 as any DatabaseValueConvertible }))
+            while let row = try rows.next() {
+                let decoded = try ValueCodec.decode([UInt8](row["attrs"] as Data))
+                terms[row["id"]] = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: row["domain"])
+            }
+        }
+    }
+
+    /// The best match of a typed word among an item's terms, by the same rules as the index path: exact, prefix
+    /// (for the last word), or within the typo budget with the first letter right.
+    static func forwardMatch(_ word: String, prefix: Bool, terms: [String: UInt8], typos: Bool) -> RankingExplanation.WordMatch? {
+        let budget = typos ? Typos.budget(for: word) : 0
+        let first = word.unicodeScalars.first
+        var best: RankingExplanation.WordMatch?
+        for (term, tiers) in terms {
+            guard let tier = TextIndexer.bestTier(tiers) else { continue }
+            let kind: RankingExplanation.MatchKind
+            if term == word {
+                kind = .exact
+            } else if prefix && term.hasPrefix(word) {
+                kind = .prefix
+            } else if budget > 0, term.unicodeScalars.first == first,
+                      (prefix ? Typos.prefixDistance(word, term, limit: budget) : Typos.distance(word, term, limit: budget)) <= budget {
+                kind = .typo
+            } else {
+                continue
+            }
+            let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
+            if best == nil || points > best!.points || (points == best!.points && term < best!.matchedTerm) {
+                best = .init(queryWord: word, matchedTerm: term, kind: kind, tier: tier, points: points)
+            }
+        }
+        return best
+    }
+
     static func documentFrequency(_ db: Database, word: String, prefix: Bool) throws -> Int {
         if prefix {
             return try Int.fetchOne(db, sql: "SELECT coalesce(sum(df), 0) FROM term WHERE text >= ? AND text < ?",
@@ -279,6 +340,25 @@ extension IndexStore {
             }
         }
         var best: [Int64: RankingExplanation.WordMatch] = [:]
+        if prefix, restrictTo == nil {
+            // One pass over the whole prefix range instead of one statement per term.
+            let cursor = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT p.item, p.tiers, t.text FROM term t JOIN posting p ON p.term = t.id
+                WHERE t.text >= ? AND t.text < ? AND t.df > 0
+                """), arguments: [word, word + "\u{10FFFF}"])
+            while let row = try cursor.next() {
+                guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: row[1] as Int)) else { continue }
+                let text: String = row[2]
+                let kind: RankingExplanation.MatchKind = text == word ? .exact : .prefix
+                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
+                let item: Int64 = row[0]
+                if let existing = best[item], existing.points > points || (existing.points == points && existing.matchedTerm <= text) {
+                    continue
+                }
+                best[item] = .init(queryWord: word, matchedTerm: text, kind: kind, tier: tier, points: points)
+            }
+            terms.removeAll { $0.kind != .typo }
+        }
         let statement = try db.cachedStatement(sql: "SELECT item, tiers FROM posting WHERE term = ?")
         let pointStatement = try db.cachedStatement(sql: "SELECT tiers FROM posting WHERE term = ? AND item = ?")
         for term in terms {

@@ -8,9 +8,14 @@ import GRDB
 ///   (optimal string alignment distance).
 /// - The word being typed (the last one, a prefix) tolerates typos too: it matches a term when some beginning of
 ///   the term is within the budget (`"pyhto"` → `python`).
-/// - Deviation from Meilisearch: the first letter must be right. (Meilisearch counts a typo on the first letter as two; we do not look for
+/// - Deviation from Meilisearch: the first letter must be right.
+/// - A word that already matches `expansionThreshold` items or more is not expanded with typos. (Meilisearch counts a typo on the first letter as two; we do not look for
 ///   them at all, which keeps the vocabulary scan to one letter's terms.)
 public enum Typos {
+    /// A word is looked up with typos only when fewer than this many items match it exactly or as a prefix
+    /// (as Typesense's `typo_tokens_threshold`): a word that already finds plenty is taken as typed.
+    public static let expansionThreshold = 10
+
     /// The number of typos a word of this length tolerates.
     public static func budget(for word: String) -> Int {
         let n = word.unicodeScalars.count
