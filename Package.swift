@@ -76,7 +76,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreSpotlightTests",
-            dependencies: ["OpenCoreSpotlight", "CoreSpotlightShim", "openspotlight-test-helper"]
+            dependencies: [
+                "OpenCoreSpotlight", "CoreSpotlightShim", "SpotlightEngine", "openspotlight-test-helper",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "BenchmarkSmokeTests", dependencies: ["spotlight-bench"]),
         .testTarget(

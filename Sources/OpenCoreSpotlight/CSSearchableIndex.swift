@@ -89,9 +89,31 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     // Deviation: items are identified per (app, index name): each named index is its own store, so the same
     // identifier in two named indexes is two items, and deletes act on the index they are called on. Apple
     // identifies items per app.
+    ///
+    /// A store file that is damaged, or was written in a format this version cannot read, is moved aside
+    /// (`StoreRecovery`) and replaced by an empty store; the index delegate is then asked to reindex everything,
+    /// as Apple's system does when an index is lost.
     internal func store() throws -> IndexStore {
-        try StoreRegistry.store(app: applicationIdentifier, indexName: indexName ?? StoreLocation.defaultIndexName,
-                                root: root)
+        let name = indexName ?? StoreLocation.defaultIndexName
+        do {
+            return try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root)
+        } catch let error as EngineError where error.code == .corruptIndex || error.code == .unsupportedFormat {
+            let url = StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root)
+            try StoreRecovery.moveAside(url, reason: error.message)
+            let store = try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root)
+            requestReindexAll()
+            return store
+        }
+    }
+
+    /// Asks the delegate to reindex every item (after the index was lost), on a background queue.
+    internal func requestReindexAll() {
+        guard let delegate = indexDelegate else { return }
+        // The delegate is the app's object; like Apple's system, we call it from a background queue.
+        nonisolated(unsafe) let target = delegate
+        DispatchQueue.global().async {
+            target.searchableIndex(self, reindexAllSearchableItemsWithAcknowledgementHandler: {})
+        }
     }
 
     // MARK: - Indexing

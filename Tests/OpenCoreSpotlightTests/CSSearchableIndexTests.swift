@@ -1,7 +1,8 @@
 import Foundation
 import XCTest
 @testable import OpenCoreSpotlight
-import SpotlightEngine
+@testable import SpotlightEngine
+import GRDB
 
 final class CSSearchableIndexTests: IndexTestCase {
     func state(_ index: CSSearchableIndex) async throws -> Data {
@@ -311,18 +312,44 @@ final class CSSearchableIndexTests: IndexTestCase {
         XCTAssertEqual(StoreLocation.indexNames(app: app, root: root), ["../../etc/passwd é"])
     }
 
-    func testCorruptStoreReportsIndexUnavailable() async throws {
+    func testADamagedStoreIsMovedAsideAndTheDelegateAskedToReindex() async throws {
         let index = CSSearchableIndex(name: "broken")
         let url = IndexInspector(index).storeURL
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(repeating: 0x42, count: 8192).write(to: url)
+        let delegate = ReindexRecorder()
+        index.indexDelegate = delegate
+        let asked = expectation(description: "reindex all")
+        delegate.onReindexAll = { asked.fulfill() }
+        try await index.indexSearchableItems([makeItem("a")])
+        await fulfillment(of: [asked], timeout: 10)
+        XCTAssertEqual(try ids(index), ["a"], "the new store works")
+        let dir = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+        XCTAssertTrue(dir.contains { $0.hasPrefix("broken.sqlite.damaged-") }, "the damaged file is kept aside: \(dir)")
+        XCTAssertTrue(dir.contains("recovery.log"))
+    }
+
+    func testAStoreFromANewerVersionIsMovedAside() async throws {
+        let index = CSSearchableIndex(name: "future")
+        try await index.indexSearchableItems([makeItem("old")])
+        let store = try index.store()
+        try await store.pool.write { try $0.execute(sql: "UPDATE meta SET value = 99 WHERE key = 'formatVersion'") }
+        StoreRegistry.forgetAll()
+        let reopened = CSSearchableIndex(name: "future")
+        try await reopened.indexSearchableItems([makeItem("new")])
+        XCTAssertEqual(try ids(reopened), ["new"])
+    }
+
+    func testAnUnwritableLocationReportsIndexUnavailable() async throws {
+        try "not a directory".write(to: root, atomically: true, encoding: .utf8)
         do {
-            try await index.indexSearchableItems([makeItem("a")])
-            XCTFail("a damaged file must fail")
+            try await CSSearchableIndex(name: "nowhere").indexSearchableItems([makeItem("a")])
+            XCTFail("must fail")
         } catch let error as CSIndexError {
             XCTAssertEqual(error.code, .indexUnavailableError)
             XCTAssertEqual(error.errorCode, -1000)
         }
+        try FileManager.default.removeItem(at: root)
     }
 
     func testErrorCodesMatchApple() {
@@ -403,3 +430,16 @@ final class NSURLComponentsBox: NSObject, NSSecureCoding {
     func encode(with coder: NSCoder) {}
 }
 
+
+final class ReindexRecorder: NSObject, CSSearchableIndexDelegate, @unchecked Sendable {
+    var onReindexAll: (@Sendable () -> Void)?
+    func searchableIndex(_ searchableIndex: CSSearchableIndex,
+                         reindexAllSearchableItemsWithAcknowledgementHandler acknowledgementHandler: @escaping @Sendable () -> Void) {
+        onReindexAll?()
+        acknowledgementHandler()
+    }
+    func searchableIndex(_ searchableIndex: CSSearchableIndex, reindexSearchableItemsWithIdentifiers identifiers: [String],
+                         acknowledgementHandler: @escaping @Sendable () -> Void) {
+        acknowledgementHandler()
+    }
+}
