@@ -27,7 +27,10 @@ let package = Package(
         // Storage (SQLite through GRDB), the text index, query execution and ranking.
         .target(
             name: "SpotlightEngine",
-            dependencies: ["SpotlightText", "SpotlightQueryLanguage", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "SpotlightText", "SpotlightQueryLanguage",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // Apple's Core Spotlight API with Apple's names, over the engine.
         .target(name: "OpenCoreSpotlight", dependencies: ["SpotlightEngine", "SpotlightQueryLanguage"]),

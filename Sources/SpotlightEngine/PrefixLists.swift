@@ -22,25 +22,23 @@ enum PrefixLists {
         var key: Float
     }
 
-    /// The changes of one transaction, applied once at its end.
+    /// The changes of one transaction, applied once at its end: a flat list of events (cheap to record during a
+    /// bulk load), replayed per prefix in order.
     struct Changes {
-        var adds: [String: [Int64: Float]] = [:]
-        var removes: [String: Set<Int64>] = [:]
+        /// `key` nil: the item leaves the prefix's list.
+        var events: [(prefix: String, item: Int64, key: Float?)] = []
 
-        var isEmpty: Bool { adds.isEmpty && removes.isEmpty }
+        var isEmpty: Bool { events.isEmpty }
 
         mutating func add(item: Int64, terms: [String: UInt8], staticKey: Double) {
             for (prefix, points) in PrefixLists.bestPoints(terms) {
-                let key = Float(points + staticKey)
-                adds[prefix, default: [:]][item] = max(adds[prefix]?[item] ?? -.infinity, key)
-                removes[prefix]?.remove(item)
+                events.append((prefix, item, Float(points + staticKey)))
             }
         }
 
         mutating func remove(item: Int64, terms: [String: UInt8]) {
             for prefix in PrefixLists.bestPoints(terms).keys {
-                adds[prefix]?[item] = nil
-                removes[prefix, default: []].insert(item)
+                events.append((prefix, item, nil))
             }
         }
     }
@@ -68,22 +66,28 @@ enum PrefixLists {
 
     static func apply(_ changes: Changes, db: Database) throws {
         guard !changes.isEmpty else { return }
-        let touched = Set(changes.adds.keys).union(changes.removes.keys)
+        // The final state, per prefix, of each item touched in this transaction: its key, or nil if it left.
+        var finals: [String: [Int64: Float?]] = [:]
+        for event in changes.events {
+            finals[event.prefix, default: [:]][event.item] = .some(event.key)
+        }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
         let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)")
-        for prefix in touched {
+        // Sorted, so that pages of the prefix table are written in order.
+        for prefix in finals.keys.sorted() {
+            let final = finals[prefix] ?? [:]
             var entries: [Entry] = []
             var complete = true
             if let row = try Row.fetchOne(read, arguments: [prefix]) {
                 complete = row[0]
                 entries = decode(row[1])
             }
-            let removed = changes.removes[prefix] ?? []
-            let added = changes.adds[prefix] ?? [:]
-            if !removed.isEmpty || !added.isEmpty {
-                entries.removeAll { removed.contains($0.item) || added[$0.item] != nil }
+            if !entries.isEmpty {
+                entries.removeAll { final[$0.item] != nil }
             }
-            entries += added.map { Entry(item: $0.key, key: $0.value) }
+            for (item, key) in final {
+                if let key { entries.append(Entry(item: item, key: key)) }
+            }
             entries.sort { $0.key != $1.key ? $0.key > $1.key : $0.item < $1.item }
             if entries.count > capacity {
                 entries.removeLast(entries.count - capacity)
