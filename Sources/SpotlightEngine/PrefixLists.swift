@@ -1,21 +1,28 @@
 import Foundation
 import GRDB
 
-/// Score-ordered candidate lists for short prefixes, so search-as-you-type does not rank every match of `r`.
+/// Score-ordered candidate lists for prefixes, so search-as-you-type does not rank every match of `r`.
 ///
-/// For every prefix of 1 to `maxPrefixLength` characters of the free-text terms, the table `prefixTop` keeps the
-/// `capacity` best items whose terms start with it, by *list key* = the item's best word points for that prefix
-/// (`Ranking.tierWeights[tier]` × exact 1.0 / prefix 0.8) + its static points at write time (`rankingHint`, and
-/// `lastUsedDate` recency as of the write). A list is *complete* while it holds every matching item.
+/// The table `prefixTop` keeps, for a prefix, the `capacity` best items whose terms start with it, by *list key* =
+/// the item's best word points for that prefix (`Ranking.tierWeights[tier]` × exact 1.0 / prefix 0.8) + its
+/// `rankingHint` points. Both are fixed until the item changes, so writers keep the lists exact. A list is
+/// *complete* while it holds every matching item.
 ///
-/// A one-word query of at most `maxPrefixLength` characters whose prefix matches many items takes its candidates
-/// from the list (plus engaged items), then ranks them exactly. Because the list key freezes recency at write time
-/// and leaves out engagement, this is an approximation for incomplete lists: an item outside the best `capacity`
-/// by list key cannot appear. Lists are maintained in the same transaction as the items; a list that shrinks below
-/// half its capacity through deletes is refilled from the postings.
+/// - Prefixes of 1 to `eagerPrefixLength` characters have lists from the first write.
+/// - Longer prefixes (up to `maxPrefixLength`) get a list the first time a search for one finds more than
+///   `hotThreshold` matches; from then on writers keep it too.
+///
+/// A one-word search whose prefix has a list ranks the list's items and the engaged items with the full score. An
+/// item outside an incomplete list has a list key at most the list's smallest, so its full score is at most that
+/// plus `Ranking.maxRecencyPoints`; when the k-th best candidate scores at least that, the result is exact.
+/// Otherwise (recency outweighs the lists' order) the search ranks every match instead. Either way the result is
+/// the same.
 enum PrefixLists {
-    static let maxPrefixLength = 3
+    static let eagerPrefixLength = 3
+    static let maxPrefixLength = 8
     static let capacity = 64
+    /// A longer prefix whose search finds at least this many matches gets a list.
+    static let hotThreshold = 1_000
 
     struct Entry: Hashable {
         var item: Int64
@@ -30,22 +37,26 @@ enum PrefixLists {
 
         var isEmpty: Bool { events.isEmpty }
 
-        mutating func add(item: Int64, terms: [String: UInt8], staticKey: Double) {
-            for (prefix, points) in PrefixLists.bestPoints(terms) {
-                events.append((prefix, item, Float(points + staticKey)))
+        /// Long prefixes that have lists (read once per transaction).
+        var hot: Set<String> = []
+
+        mutating func add(item: Int64, terms: [String: UInt8], hintPoints: Double) {
+            for (prefix, points) in PrefixLists.bestPoints(terms, hot: hot) {
+                events.append((prefix, item, Float(points + hintPoints)))
             }
         }
 
         mutating func remove(item: Int64, terms: [String: UInt8]) {
-            for prefix in PrefixLists.bestPoints(terms).keys {
+            for prefix in PrefixLists.bestPoints(terms, hot: hot).keys {
                 events.append((prefix, item, nil))
             }
         }
     }
 
     /// The best word points per prefix of an item's free-text terms.
-    static func bestPoints(_ terms: [String: UInt8]) -> [String: Double] {
+    static func bestPoints(_ terms: [String: UInt8], hot: Set<String> = []) -> [String: Double] {
         var result: [String: Double] = [:]
+        let limit = hot.isEmpty ? eagerPrefixLength : maxPrefixLength
         for (term, tiers) in terms {
             guard let tier = TextIndexer.bestTier(tiers) else { continue }
             let scalars = term.unicodeScalars
@@ -55,13 +66,29 @@ enum PrefixLists {
                 prefix.append(scalar)
                 length += 1
                 let isWhole = length == scalars.count
-                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(isWhole ? .exact : .prefix)
                 let key = String(prefix)
-                if points > result[key] ?? -1 { result[key] = points }
-                if length == maxPrefixLength { break }
+                if length <= eagerPrefixLength || hot.contains(key) {
+                    let points = Ranking.tierWeights[tier] * Ranking.kindFactor(isWhole ? .exact : .prefix)
+                    if points > result[key] ?? -1 { result[key] = points }
+                }
+                if length == limit { break }
             }
         }
         return result
+    }
+
+    /// The long prefixes that have lists.
+    static func hotPrefixes(_ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db.cachedStatement(sql: "SELECT prefix FROM prefixTop WHERE length(prefix) > ?"),
+                                arguments: [eagerPrefixLength]))
+    }
+
+    /// Creates the list of a long prefix (in its own write transaction), unless it exists.
+    static func create(_ prefix: String, db: Database) throws {
+        guard try Int.fetchOne(db, sql: "SELECT 1 FROM prefixTop WHERE prefix = ?", arguments: [prefix]) == nil else { return }
+        let (entries, complete) = try refill(prefix, db: db)
+        try db.execute(sql: "INSERT INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)",
+                       arguments: [prefix, complete, encode(entries)])
     }
 
     static func apply(_ changes: Changes, db: Database) throws {
@@ -108,12 +135,11 @@ enum PrefixLists {
             WHERE t.text >= ? AND t.text < ?
             """, arguments: [prefix, prefix + "\u{10FFFF}"])
         var best: [Int64: Float] = [:]
-        let now = Date()
         while let row = try rows.next() {
             guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: row[1] as Int)) else { continue }
             let text: String = row[2]
             let points = Ranking.tierWeights[tier] * Ranking.kindFactor(text == prefix ? .exact : .prefix)
-                + Ranking.hintPoints(row[3]) + Ranking.recencyPoints(lastUsed: row[4], now: now)
+                + Ranking.hintPoints(row[3])
             let item: Int64 = row[0]
             best[item] = max(best[item] ?? -.infinity, Float(points))
         }

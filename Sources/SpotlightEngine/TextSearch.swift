@@ -96,6 +96,8 @@ public struct TextSearchOptions: Sendable {
     public var filterLookup: TermLookup? = nil
     /// Whether words also match terms within their typo budget (`Typos`).
     public var typoTolerance = true
+    /// Whether one-word searches may use prefix lists (tests turn it off to compare with ranking every match).
+    var usePrefixLists = true
     public var now = Date()
 
     public init(limit: Int = 20, lastWordIsPrefix: Bool = true) {
@@ -110,6 +112,16 @@ extension IndexStore {
     public func search(_ text: String, options: TextSearchOptions = TextSearchOptions()) throws -> [SearchHit] {
         let words = Tokenizer.queryTokens(text)
         let now = options.now.timeIntervalSinceReferenceDate
+        var hotPrefix: String? = nil
+        defer {
+            // A long prefix with many matches gets a list for next time (in its own write, off this thread).
+            if let hotPrefix {
+                let pool = self.pool
+                DispatchQueue.global(qos: .utility).async {
+                    try? pool.write { try PrefixLists.create(hotPrefix, db: $0) }
+                }
+            }
+        }
         return try read { db in
             // A selective filter restricts the candidates from the start.
             var filterIDs: Set<Int64>? = nil
@@ -120,7 +132,7 @@ extension IndexStore {
                     if filterIDs?.isEmpty == true { return [] }
                 }
             }
-            if filterIDs == nil, words.count == 1, options.lastWordIsPrefix,
+            if filterIDs == nil, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
                let hits = try Self.searchShortPrefix(db, words[0], options: options) {
                 return hits
@@ -177,6 +189,11 @@ extension IndexStore {
                 if next.isEmpty { break }
             }
             guard let candidates, !candidates.isEmpty else { return [] }
+            if words.count == 1, options.lastWordIsPrefix, filterIDs == nil,
+               (PrefixLists.eagerPrefixLength + 1...PrefixLists.maxPrefixLength).contains(words[0].unicodeScalars.count),
+               candidates.count >= PrefixLists.hotThreshold {
+                hotPrefix = words[0]
+            }
 
             // Static signals for the candidates.
             var scored: [(id: Int64, score: Double, explanation: RankingExplanation, uid: String)] = []
@@ -255,8 +272,12 @@ extension IndexStore {
         }
         hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.item.uniqueIdentifier < $1.item.uniqueIdentifier }
         let wanted = options.limit > 0 ? options.limit : Int.max
-        if !list.complete, hits.count < min(wanted, PrefixLists.capacity / 2) || options.limit == 0 {
-            return nil
+        if !list.complete {
+            // Exact only if nothing outside the list can beat the k-th hit: an outsider's list key is at most the
+            // smallest in the list, and recency adds at most maxRecencyPoints to it.
+            guard options.limit > 0, hits.count >= wanted, let smallest = list.entries.last else { return nil }
+            let bound = Double(smallest.key) + Ranking.maxRecencyPoints + 1e-4
+            if hits[wanted - 1].score < bound { return nil }
         }
         if hits.count > wanted { hits.removeLast(hits.count - wanted) }
         return hits

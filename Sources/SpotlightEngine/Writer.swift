@@ -22,6 +22,7 @@ struct Writer {
         self.store = store
         self.newTerms = newTerms
         self.now = now
+        self.prefixes.hot = (try? PrefixLists.hotPrefixes(db)) ?? []
     }
 
     mutating func apply(_ operation: IndexOperation) throws {
@@ -72,7 +73,9 @@ struct Writer {
         }
         dfDelta.removeAll()
         try PrefixLists.apply(prefixes, db: db)
+        let hot = prefixes.hot
         prefixes = PrefixLists.Changes()
+        prefixes.hot = hot
     }
 
     private mutating func flushPostings() throws {
@@ -96,9 +99,6 @@ struct Writer {
         pendingPostings.removeAll(keepingCapacity: true)
     }
 
-    private func staticKey(hint: Double?, lastUsed: Double?) -> Double {
-        Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
-    }
 
     private mutating func deleteRow(_ row: Row) throws {
         try flushPostings()
@@ -177,7 +177,7 @@ struct Writer {
                 dfDelta[termID, default: 0] += 1
             }
         }
-        prefixes.add(item: id, terms: newTerms, staticKey: staticKey(hint: hint, lastUsed: lastUsed))
+        prefixes.add(item: id, terms: newTerms, hintPoints: Ranking.hintPoints(hint))
         let newValues = AttributeValueIndex.values(attributes: attributes, custom: custom)
         try removeValues(item: id, oldValues.subtracting(newValues))
         let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")

@@ -263,4 +263,45 @@ final class IndexStoreTests: XCTestCase {
         options.boosts = ["z000": 2]
         XCTAssertEqual(try store.search("z", options: options).first?.item.uniqueIdentifier, "z000")
     }
+
+    func testPrefixListResultsEqualRankingEveryMatch() throws {
+        // Items with varied tiers, hints and recency: the list path must give exactly the full ranking.
+        let words = ["python", "pytest", "pyramid", "pythonic", "pyyaml", "pandas", "py"]
+        var operations: [IndexOperation] = []
+        for i in 0..<400 {
+            let word = words[i % words.count]
+            let recent = i % 5 == 0 ? now.addingTimeInterval(-Double(i) * 3_600) : nil
+            let title = i % 3 == 0 ? "\(word) tool \(i)" : "tool \(i)"
+            let description = i % 3 == 0 ? nil : "a \(word) helper"
+            operations.append(.upsert(item("i\(i)", title: title, description: description, hint: (i * 37) % 101,
+                                            lastUsed: recent)))
+        }
+        try store.apply(operations, now: now)
+        for query in ["p", "py", "pyt", "pyth", "pytho", "python", "pa"] {
+            var fast = TextSearchOptions(limit: 20)
+            fast.now = now
+            var slow = fast
+            slow.usePrefixLists = false
+            XCTAssertEqual(try store.search(query, options: fast).map(\.item.uniqueIdentifier),
+                           try store.search(query, options: slow).map(\.item.uniqueIdentifier), query)
+        }
+    }
+
+    func testLongPrefixesWithManyMatchesGetListsThatWritersKeep() throws {
+        try store.apply((0..<1_200).map { .upsert(item("m\($0)", title: "module\($0)", hint: $0 % 100)) }, now: now)
+        XCTAssertNil(try store.read { try PrefixLists.list("modu", db: $0) })
+        let first = try search("modu")
+        // The list is created off the searching thread; wait for it.
+        var list: (entries: [PrefixLists.Entry], complete: Bool)?
+        for _ in 0..<100 where list == nil {
+            Thread.sleep(forTimeInterval: 0.05)
+            list = try store.read { try PrefixLists.list("modu", db: $0) }
+        }
+        XCTAssertEqual(list?.entries.count, PrefixLists.capacity)
+        XCTAssertEqual(try search("modu"), first, "the list gives the same result")
+        try store.apply([.upsert(item("top", title: "modular", hint: 100))], now: now)
+        XCTAssertEqual(try search("modu").first, "top", "writers keep the long list")
+        try store.apply([.delete(identifiers: ["top"])], now: now)
+        XCTAssertEqual(try search("modu"), first)
+    }
 }
