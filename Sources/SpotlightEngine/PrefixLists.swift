@@ -5,18 +5,18 @@ import GRDB
 ///
 /// The table `prefixTop` keeps, for a prefix, the `capacity` best items whose terms start with it, by *list key* =
 /// the item's best word points for that prefix (`Ranking.tierWeights[tier]` × exact 1.0 / prefix 0.8) + its
-/// `rankingHint` points. Both are fixed until the item changes, so writers keep the lists exact. A list is
-/// *complete* while it holds every matching item.
+/// `rankingHint` points + its `lastUsedDate` recency points when the key was computed. Recency only decays, so a
+/// key is an upper bound of the item's score for the prefix (engagement aside). A list is *complete* while it holds
+/// every matching item.
 ///
 /// - Prefixes of 1 to `eagerPrefixLength` characters have lists from the first write.
 /// - Longer prefixes (up to `maxPrefixLength`) get a list the first time a search for one finds more than
 ///   `hotThreshold` matches; from then on writers keep it too.
 ///
 /// A one-word search whose prefix has a list ranks the list's items and the engaged items with the full score. An
-/// item outside an incomplete list has a list key at most the list's smallest, so its full score is at most that
-/// plus `Ranking.maxRecencyPoints`; when the k-th best candidate scores at least that, the result is exact.
-/// Otherwise (recency outweighs the lists' order) the search ranks every match instead. Either way the result is
-/// the same.
+/// item outside an incomplete list scores at most its key, which is at most the list's smallest; when the k-th best
+/// candidate scores at least that, the result is exact. Otherwise (the keys' recency has gone stale) the search ranks
+/// every match, and the list is rebuilt with today's recency for next time. Either way the result is the same.
 enum PrefixLists {
     static let eagerPrefixLength = 3
     static let maxPrefixLength = 8
@@ -83,15 +83,17 @@ enum PrefixLists {
                                 arguments: [eagerPrefixLength]))
     }
 
-    /// Creates the list of a long prefix (in its own write transaction), unless it exists.
-    static func create(_ prefix: String, db: Database) throws {
-        guard try Int.fetchOne(db, sql: "SELECT 1 FROM prefixTop WHERE prefix = ?", arguments: [prefix]) == nil else { return }
+    /// Creates the list of a prefix (in its own write transaction) unless it exists, or rebuilds it (`replacing`)
+    /// with today's recency.
+    static func create(_ prefix: String, db: Database, replacing: Bool = false) throws {
+        let exists = try Int.fetchOne(db, sql: "SELECT 1 FROM prefixTop WHERE prefix = ?", arguments: [prefix]) != nil
+        guard replacing || !exists else { return }
         let (entries, complete) = try refill(prefix, db: db)
-        try db.execute(sql: "INSERT INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)",
+        try db.execute(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)",
                        arguments: [prefix, complete, encode(entries)])
     }
 
-    static func apply(_ changes: Changes, db: Database) throws {
+    static func apply(_ changes: Changes, db: Database, now: Date = Date()) throws {
         guard !changes.isEmpty else { return }
         // The final state, per prefix, of each item touched in this transaction: its key, or nil if it left.
         var finals: [String: [Int64: Float?]] = [:]
@@ -121,14 +123,14 @@ enum PrefixLists {
                 complete = false
             }
             if !complete, entries.count < capacity / 2 {
-                (entries, complete) = try refill(prefix, db: db)
+                (entries, complete) = try refill(prefix, db: db, now: now)
             }
             try write.execute(arguments: [prefix, complete, encode(entries)])
         }
     }
 
     /// Rebuilds one list from the postings (rare: only after many deletes from a truncated list).
-    static func refill(_ prefix: String, db: Database) throws -> ([Entry], Bool) {
+    static func refill(_ prefix: String, db: Database, now: Date = Date()) throws -> ([Entry], Bool) {
         let rows = try Row.fetchCursor(db, sql: """
             SELECT p.item, p.tiers, t.text, i.hint, i.lastUsed FROM term t
             JOIN posting p ON p.term = t.id JOIN item i ON i.id = p.item
@@ -139,7 +141,7 @@ enum PrefixLists {
             guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: row[1] as Int)) else { continue }
             let text: String = row[2]
             let points = Ranking.tierWeights[tier] * Ranking.kindFactor(text == prefix ? .exact : .prefix)
-                + Ranking.hintPoints(row[3])
+                + Ranking.hintPoints(row[3]) + Ranking.recencyPoints(lastUsed: row[4], now: now)
             let item: Int64 = row[0]
             best[item] = max(best[item] ?? -.infinity, Float(points))
         }

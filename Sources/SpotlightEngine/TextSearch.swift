@@ -113,12 +113,15 @@ extension IndexStore {
         let words = Tokenizer.queryTokens(text)
         let now = options.now.timeIntervalSinceReferenceDate
         var hotPrefix: String? = nil
+        var staleList = false
         defer {
-            // A long prefix with many matches gets a list for next time (in its own write, off this thread).
+            // A long prefix with many matches gets a list for next time, and a list whose recency went stale is
+            // rebuilt (in its own write, off this thread).
             if let hotPrefix {
                 let pool = self.pool
+                let rebuild = staleList
                 DispatchQueue.global(qos: .utility).async {
-                    try? pool.write { try PrefixLists.create(hotPrefix, db: $0) }
+                    try? pool.write { try PrefixLists.create(hotPrefix, db: $0, replacing: rebuild) }
                 }
             }
         }
@@ -134,9 +137,10 @@ extension IndexStore {
             }
             if filterIDs == nil, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
-               let hits = try Self.searchShortPrefix(db, words[0], options: options) {
+               let hits = try Self.searchShortPrefix(db, words[0], options: options, staleList: &staleList) {
                 return hits
             }
+            if staleList { hotPrefix = words[0] }
             // Candidate items → per-word best match.
             var candidates: [Int64: [RankingExplanation.WordMatch]]? = filterIDs.map { ids in
                 Dictionary(uniqueKeysWithValues: ids.map { ($0, []) })
@@ -234,7 +238,9 @@ extension IndexStore {
     /// One short word typed alone: rank the candidates of its prefix list (`PrefixLists`) exactly. Returns nil
     /// when there is no list, or when a filter left too few hits from a truncated list (the caller then ranks
     /// every match).
-    static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions) throws -> [SearchHit]? {
+    static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions, staleList: inout Bool) throws
+        -> [SearchHit]?
+    {
         guard let list = try PrefixLists.list(word, db: db) else { return nil }
         var ids = list.entries.map(\.item)
         if !options.boosts.isEmpty {
@@ -273,11 +279,14 @@ extension IndexStore {
         hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.item.uniqueIdentifier < $1.item.uniqueIdentifier }
         let wanted = options.limit > 0 ? options.limit : Int.max
         if !list.complete {
-            // Exact only if nothing outside the list can beat the k-th hit: an outsider's list key is at most the
-            // smallest in the list, and recency adds at most maxRecencyPoints to it.
+            // Exact only if nothing outside the list can beat the k-th hit: an outsider's score is at most its list
+            // key (recency only decays since the key was computed), which is at most the smallest in the list.
             guard options.limit > 0, hits.count >= wanted, let smallest = list.entries.last else { return nil }
-            let bound = Double(smallest.key) + Ranking.maxRecencyPoints + 1e-4
-            if hits[wanted - 1].score < bound { return nil }
+            let bound = Double(smallest.key) + 1e-4
+            if hits[wanted - 1].score < bound {
+                staleList = true
+                return nil
+            }
         }
         if hits.count > wanted { hits.removeLast(hits.count - wanted) }
         return hits

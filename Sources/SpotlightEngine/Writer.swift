@@ -72,7 +72,7 @@ struct Writer {
             try update.execute(arguments: [delta, term])
         }
         dfDelta.removeAll()
-        try PrefixLists.apply(prefixes, db: db)
+        try PrefixLists.apply(prefixes, db: db, now: now)
         let hot = prefixes.hot
         prefixes = PrefixLists.Changes()
         prefixes.hot = hot
@@ -177,7 +177,8 @@ struct Writer {
                 dfDelta[termID, default: 0] += 1
             }
         }
-        prefixes.add(item: id, terms: newTerms, hintPoints: Ranking.hintPoints(hint))
+        prefixes.add(item: id, terms: newTerms,
+                     hintPoints: Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now))
         let newValues = AttributeValueIndex.values(attributes: attributes, custom: custom)
         try removeValues(item: id, oldValues.subtracting(newValues))
         let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")

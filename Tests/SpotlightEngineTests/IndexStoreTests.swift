@@ -277,13 +277,16 @@ final class IndexStoreTests: XCTestCase {
                                             lastUsed: recent)))
         }
         try store.apply(operations, now: now)
-        for query in ["p", "py", "pyt", "pyth", "pytho", "python", "pa"] {
-            var fast = TextSearchOptions(limit: 20)
-            fast.now = now
-            var slow = fast
-            slow.usePrefixLists = false
-            XCTAssertEqual(try store.search(query, options: fast).map(\.item.uniqueIdentifier),
-                           try store.search(query, options: slow).map(\.item.uniqueIdentifier), query)
+        // Now, and two months later when the recency in the lists' keys has gone stale.
+        for later: TimeInterval in [0, 60 * 86_400] {
+            for query in ["p", "py", "pyt", "pyth", "pytho", "python", "pa"] {
+                var fast = TextSearchOptions(limit: 20)
+                fast.now = now.addingTimeInterval(later)
+                var slow = fast
+                slow.usePrefixLists = false
+                XCTAssertEqual(try store.search(query, options: fast).map(\.item.uniqueIdentifier),
+                               try store.search(query, options: slow).map(\.item.uniqueIdentifier), "\(query) +\(later)")
+            }
         }
     }
 
