@@ -23,32 +23,56 @@ enum PrefixLists {
     static let capacity = 64
     /// A longer prefix whose search finds at least this many matches gets a list.
     static let hotThreshold = 1_000
+    /// How many list searches fell back to ranking every match (for tests and diagnostics).
+    static let fallbacks = LockedBox(0)
 
     struct Entry: Hashable {
         var item: Int64
-        var key: Float
+        var key: Double
+        /// The first 8 bytes of the unique identifier, big-endian: ties of `key` are ordered by it, as the ranking
+        /// breaks ties on the identifier.
+        var order: UInt64
+
+        /// List order: key descending, then identifier ascending.
+        static func precedes(_ a: Entry, _ b: Entry) -> Bool {
+            if a.key != b.key { return a.key > b.key }
+            if a.order != b.order { return a.order < b.order }
+            return a.item < b.item
+        }
+    }
+
+    /// The ordering prefix of a unique identifier.
+    static func order(of uid: String) -> UInt64 {
+        var value: UInt64 = 0
+        var count = 0
+        for byte in uid.utf8.prefix(8) {
+            value = value << 8 | UInt64(byte)
+            count += 1
+        }
+        return count == 0 ? 0 : value << (8 * UInt64(8 - count))
     }
 
     /// The changes of one transaction, applied once at its end: a flat list of events (cheap to record during a
     /// bulk load), replayed per prefix in order.
     struct Changes {
         /// `key` nil: the item leaves the prefix's list.
-        var events: [(prefix: String, item: Int64, key: Float?)] = []
+        var events: [(prefix: String, item: Int64, key: Double?, order: UInt64)] = []
 
         var isEmpty: Bool { events.isEmpty }
 
         /// Long prefixes that have lists (read once per transaction).
         var hot: Set<String> = []
 
-        mutating func add(item: Int64, terms: [String: UInt8], hintPoints: Double) {
+        mutating func add(item: Int64, uid: String, terms: [String: UInt8], hintPoints: Double) {
+            let order = PrefixLists.order(of: uid)
             for (prefix, points) in PrefixLists.bestPoints(terms, hot: hot) {
-                events.append((prefix, item, Float(points + hintPoints)))
+                events.append((prefix, item, points + hintPoints, order))
             }
         }
 
         mutating func remove(item: Int64, terms: [String: UInt8]) {
             for prefix in PrefixLists.bestPoints(terms, hot: hot).keys {
-                events.append((prefix, item, nil))
+                events.append((prefix, item, nil, 0))
             }
         }
     }
@@ -96,9 +120,9 @@ enum PrefixLists {
     static func apply(_ changes: Changes, db: Database, now: Date = Date()) throws {
         guard !changes.isEmpty else { return }
         // The final state, per prefix, of each item touched in this transaction: its key, or nil if it left.
-        var finals: [String: [Int64: Float?]] = [:]
+        var finals: [String: [Int64: (key: Double, order: UInt64)?]] = [:]
         for event in changes.events {
-            finals[event.prefix, default: [:]][event.item] = .some(event.key)
+            finals[event.prefix, default: [:]][event.item] = .some(event.key.map { ($0, event.order) })
         }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
         let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)")
@@ -114,10 +138,10 @@ enum PrefixLists {
             if !entries.isEmpty {
                 entries.removeAll { final[$0.item] != nil }
             }
-            for (item, key) in final {
-                if let key { entries.append(Entry(item: item, key: key)) }
+            for (item, value) in final {
+                if let value { entries.append(Entry(item: item, key: value.key, order: value.order)) }
             }
-            entries.sort { $0.key != $1.key ? $0.key > $1.key : $0.item < $1.item }
+            entries.sort(by: Entry.precedes)
             if entries.count > capacity {
                 entries.removeLast(entries.count - capacity)
                 complete = false
@@ -132,21 +156,22 @@ enum PrefixLists {
     /// Rebuilds one list from the postings (rare: only after many deletes from a truncated list).
     static func refill(_ prefix: String, db: Database, now: Date = Date()) throws -> ([Entry], Bool) {
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT p.item, p.tiers, t.text, i.hint, i.lastUsed FROM term t
+            SELECT p.item, p.tiers, t.text, i.hint, i.lastUsed, i.uid FROM term t
             JOIN posting p ON p.term = t.id JOIN item i ON i.id = p.item
             WHERE t.text >= ? AND t.text < ?
             """, arguments: [prefix, prefix + "\u{10FFFF}"])
-        var best: [Int64: Float] = [:]
+        var best: [Int64: (key: Double, order: UInt64)] = [:]
         while let row = try rows.next() {
             guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: row[1] as Int)) else { continue }
             let text: String = row[2]
             let points = Ranking.tierWeights[tier] * Ranking.kindFactor(text == prefix ? .exact : .prefix)
-                + Ranking.hintPoints(row[3]) + Ranking.recencyPoints(lastUsed: row[4], now: now)
+                + (Ranking.hintPoints(row[3]) + Ranking.recencyPoints(lastUsed: row[4], now: now))
             let item: Int64 = row[0]
-            best[item] = max(best[item] ?? -.infinity, Float(points))
+            if let existing = best[item], existing.key >= points { continue }
+            best[item] = (points, order(of: row[5]))
         }
-        var entries = best.map { Entry(item: $0.key, key: $0.value) }
-        entries.sort { $0.key != $1.key ? $0.key > $1.key : $0.item < $1.item }
+        var entries = best.map { Entry(item: $0.key, key: $0.value.key, order: $0.value.order) }
+        entries.sort(by: Entry.precedes)
         let complete = entries.count <= capacity
         if !complete { entries.removeLast(entries.count - capacity) }
         return (entries, complete)
@@ -160,24 +185,26 @@ enum PrefixLists {
     }
 
     static func encode(_ entries: [Entry]) -> Data {
-        var data = Data(capacity: entries.count * 12)
+        var data = Data(capacity: entries.count * 24)
         for e in entries {
             withUnsafeBytes(of: e.item.littleEndian) { data.append(contentsOf: $0) }
             withUnsafeBytes(of: e.key.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+            withUnsafeBytes(of: e.order.littleEndian) { data.append(contentsOf: $0) }
         }
         return data
     }
 
     static func decode(_ data: Data) -> [Entry] {
         var entries: [Entry] = []
-        entries.reserveCapacity(data.count / 12)
+        entries.reserveCapacity(data.count / 24)
         data.withUnsafeBytes { raw in
             var offset = 0
-            while offset + 12 <= raw.count {
+            while offset + 24 <= raw.count {
                 let item = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
-                let bits = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self))
-                entries.append(Entry(item: item, key: Float(bitPattern: bits)))
-                offset += 12
+                let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                let order = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+                entries.append(Entry(item: item, key: Double(bitPattern: bits), order: order))
+                offset += 24
             }
         }
         return entries

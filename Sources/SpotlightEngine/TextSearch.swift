@@ -282,8 +282,14 @@ extension IndexStore {
             // Exact only if nothing outside the list can beat the k-th hit: an outsider's score is at most its list
             // key (recency only decays since the key was computed), which is at most the smallest in the list.
             guard options.limit > 0, hits.count >= wanted, let smallest = list.entries.last else { return nil }
-            let bound = Double(smallest.key) + 1e-4
-            if hits[wanted - 1].score < bound {
+            // Ties with the smallest key are ordered by identifier in the list as in the ranking.
+            let kth = hits[wanted - 1]
+            let tolerance = 1e-9
+            let safe = kth.score > smallest.key + tolerance
+                || (kth.score >= smallest.key - tolerance
+                    && PrefixLists.order(of: kth.item.uniqueIdentifier) < smallest.order)
+            if !safe {
+                PrefixLists.fallbacks.withLock { $0 += 1 }
                 staleList = true
                 return nil
             }
@@ -370,7 +376,7 @@ extension IndexStore {
             }
         }
         var best: [Int64: RankingExplanation.WordMatch] = [:]
-        if prefix, restrictTo == nil {
+        if prefix, restrictTo == nil || terms.count > 64 {
             // One pass over the whole prefix range instead of one statement per term.
             let cursor = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT p.item, p.tiers, t.text FROM term t JOIN posting p ON p.term = t.id
@@ -382,6 +388,7 @@ extension IndexStore {
                 let kind: RankingExplanation.MatchKind = text == word ? .exact : .prefix
                 let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
                 let item: Int64 = row[0]
+                if let restrictTo, !restrictTo.contains(item) { continue }
                 if let existing = best[item], existing.points > points || (existing.points == points && existing.matchedTerm <= text) {
                     continue
                 }

@@ -177,7 +177,7 @@ struct Writer {
                 dfDelta[termID, default: 0] += 1
             }
         }
-        prefixes.add(item: id, terms: newTerms,
+        prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms,
                      hintPoints: Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now))
         let newValues = AttributeValueIndex.values(attributes: attributes, custom: custom)
         try removeValues(item: id, oldValues.subtracting(newValues))

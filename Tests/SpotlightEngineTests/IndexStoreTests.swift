@@ -307,4 +307,20 @@ final class IndexStoreTests: XCTestCase {
         try store.apply([.delete(identifiers: ["top"])], now: now)
         XCTAssertEqual(try search("modu"), first)
     }
+
+    func testPrefixListsBreakTiesByIdentifierLikeTheRanking() throws {
+        // 300 items with the same key for "a" (exact name word, no hint): ties are ordered by identifier.
+        try store.apply((0..<300).reversed().map { .upsert(item(String(format: "id-%03d", $0), title: "a thing \($0)")) },
+                        now: now)
+        var fast = TextSearchOptions(limit: 20)
+        fast.now = now
+        var slow = fast
+        slow.usePrefixLists = false
+        let expected = (0..<20).map { String(format: "id-%03d", $0) }
+        let fallbacks = PrefixLists.fallbacks.value
+        defer { XCTAssertEqual(PrefixLists.fallbacks.value, fallbacks, "the lists answered without ranking every match") }
+        XCTAssertEqual(try store.search("a", options: slow).map(\.item.uniqueIdentifier), expected)
+        XCTAssertEqual(try store.search("a", options: fast).map(\.item.uniqueIdentifier), expected)
+        XCTAssertEqual(try store.search("th", options: fast).map(\.item.uniqueIdentifier), expected)
+    }
 }
