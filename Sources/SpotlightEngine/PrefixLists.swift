@@ -29,34 +29,21 @@ enum PrefixLists {
     struct Entry: Hashable {
         var item: Int64
         var key: Double
-        /// The first 8 bytes of the unique identifier, big-endian: ties of `key` are ordered by it, as the ranking
-        /// breaks ties on the identifier.
-        var order: UInt64
+        /// The unique identifier: ties of `key` are ordered by it, as the ranking breaks ties on it.
+        var uid: String
 
         /// List order: key descending, then identifier ascending.
         static func precedes(_ a: Entry, _ b: Entry) -> Bool {
             if a.key != b.key { return a.key > b.key }
-            if a.order != b.order { return a.order < b.order }
-            return a.item < b.item
+            return a.uid < b.uid
         }
-    }
-
-    /// The ordering prefix of a unique identifier.
-    static func order(of uid: String) -> UInt64 {
-        var value: UInt64 = 0
-        var count = 0
-        for byte in uid.utf8.prefix(8) {
-            value = value << 8 | UInt64(byte)
-            count += 1
-        }
-        return count == 0 ? 0 : value << (8 * UInt64(8 - count))
     }
 
     /// The changes of one transaction, applied once at its end: a flat list of events (cheap to record during a
     /// bulk load), replayed per prefix in order.
     struct Changes {
         /// `key` nil: the item leaves the prefix's list.
-        var events: [(prefix: String, item: Int64, key: Double?, order: UInt64)] = []
+        var events: [(prefix: String, item: Int64, key: Double?, uid: String)] = []
 
         var isEmpty: Bool { events.isEmpty }
 
@@ -64,15 +51,14 @@ enum PrefixLists {
         var hot: Set<String> = []
 
         mutating func add(item: Int64, uid: String, terms: [String: UInt8], hintPoints: Double) {
-            let order = PrefixLists.order(of: uid)
             for (prefix, points) in PrefixLists.bestPoints(terms, hot: hot) {
-                events.append((prefix, item, points + hintPoints, order))
+                events.append((prefix, item, points + hintPoints, uid))
             }
         }
 
         mutating func remove(item: Int64, terms: [String: UInt8]) {
             for prefix in PrefixLists.bestPoints(terms, hot: hot).keys {
-                events.append((prefix, item, nil, 0))
+                events.append((prefix, item, nil, ""))
             }
         }
     }
@@ -120,9 +106,9 @@ enum PrefixLists {
     static func apply(_ changes: Changes, db: Database, now: Date = Date()) throws {
         guard !changes.isEmpty else { return }
         // The final state, per prefix, of each item touched in this transaction: its key, or nil if it left.
-        var finals: [String: [Int64: (key: Double, order: UInt64)?]] = [:]
+        var finals: [String: [Int64: (key: Double, uid: String)?]] = [:]
         for event in changes.events {
-            finals[event.prefix, default: [:]][event.item] = .some(event.key.map { ($0, event.order) })
+            finals[event.prefix, default: [:]][event.item] = .some(event.key.map { ($0, event.uid) })
         }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
         let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)")
@@ -139,7 +125,7 @@ enum PrefixLists {
                 entries.removeAll { final[$0.item] != nil }
             }
             for (item, value) in final {
-                if let value { entries.append(Entry(item: item, key: value.key, order: value.order)) }
+                if let value { entries.append(Entry(item: item, key: value.key, uid: value.uid)) }
             }
             entries.sort(by: Entry.precedes)
             if entries.count > capacity {
@@ -160,7 +146,7 @@ enum PrefixLists {
             JOIN posting p ON p.term = t.id JOIN item i ON i.id = p.item
             WHERE t.text >= ? AND t.text < ?
             """, arguments: [prefix, prefix + "\u{10FFFF}"])
-        var best: [Int64: (key: Double, order: UInt64)] = [:]
+        var best: [Int64: (key: Double, uid: String)] = [:]
         while let row = try rows.next() {
             guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: row[1] as Int)) else { continue }
             let text: String = row[2]
@@ -168,9 +154,9 @@ enum PrefixLists {
                 + (Ranking.hintPoints(row[3]) + Ranking.recencyPoints(lastUsed: row[4], now: now))
             let item: Int64 = row[0]
             if let existing = best[item], existing.key >= points { continue }
-            best[item] = (points, order(of: row[5]))
+            best[item] = (points, row[5])
         }
-        var entries = best.map { Entry(item: $0.key, key: $0.value.key, order: $0.value.order) }
+        var entries = best.map { Entry(item: $0.key, key: $0.value.key, uid: $0.value.uid) }
         entries.sort(by: Entry.precedes)
         let complete = entries.count <= capacity
         if !complete { entries.removeLast(entries.count - capacity) }
@@ -184,27 +170,32 @@ enum PrefixLists {
         return (decode(row[1]), row[0])
     }
 
+    /// Entries as bytes: per entry the item id (8), the key's bits (8), the identifier's UTF-8 length (2) and bytes.
     static func encode(_ entries: [Entry]) -> Data {
-        var data = Data(capacity: entries.count * 24)
+        var data = Data(capacity: entries.count * 40)
         for e in entries {
             withUnsafeBytes(of: e.item.littleEndian) { data.append(contentsOf: $0) }
             withUnsafeBytes(of: e.key.bitPattern.littleEndian) { data.append(contentsOf: $0) }
-            withUnsafeBytes(of: e.order.littleEndian) { data.append(contentsOf: $0) }
+            let bytes = Array(e.uid.utf8.prefix(Int(UInt16.max)))
+            withUnsafeBytes(of: UInt16(bytes.count).littleEndian) { data.append(contentsOf: $0) }
+            data.append(contentsOf: bytes)
         }
         return data
     }
 
     static func decode(_ data: Data) -> [Entry] {
         var entries: [Entry] = []
-        entries.reserveCapacity(data.count / 24)
         data.withUnsafeBytes { raw in
             var offset = 0
-            while offset + 24 <= raw.count {
+            while offset + 18 <= raw.count {
                 let item = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
                 let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-                let order = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
-                entries.append(Entry(item: item, key: Double(bitPattern: bits), order: order))
-                offset += 24
+                let length = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt16.self)))
+                offset += 18
+                guard offset + length <= raw.count else { break }
+                let uid = String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)]), as: UTF8.self)
+                offset += length
+                entries.append(Entry(item: item, key: Double(bitPattern: bits), uid: uid))
             }
         }
         return entries

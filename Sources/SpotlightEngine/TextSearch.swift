@@ -286,8 +286,7 @@ extension IndexStore {
             let kth = hits[wanted - 1]
             let tolerance = 1e-9
             let safe = kth.score > smallest.key + tolerance
-                || (kth.score >= smallest.key - tolerance
-                    && PrefixLists.order(of: kth.item.uniqueIdentifier) < smallest.order)
+                || (kth.score >= smallest.key - tolerance && kth.item.uniqueIdentifier < smallest.uid)
             if !safe {
                 PrefixLists.fallbacks.withLock { $0 += 1 }
                 staleList = true

@@ -310,13 +310,13 @@ final class IndexStoreTests: XCTestCase {
 
     func testPrefixListsBreakTiesByIdentifierLikeTheRanking() throws {
         // 300 items with the same key for "a" (exact name word, no hint): ties are ordered by identifier.
-        try store.apply((0..<300).reversed().map { .upsert(item(String(format: "id-%03d", $0), title: "a thing \($0)")) },
+        try store.apply((0..<300).reversed().map { .upsert(item(String(format: "pypi:odoo14-addon-l10n-%03d", $0), title: "a thing \($0)")) },
                         now: now)
         var fast = TextSearchOptions(limit: 20)
         fast.now = now
         var slow = fast
         slow.usePrefixLists = false
-        let expected = (0..<20).map { String(format: "id-%03d", $0) }
+        let expected = (0..<20).map { String(format: "pypi:odoo14-addon-l10n-%03d", $0) }
         let fallbacks = PrefixLists.fallbacks.value
         defer { XCTAssertEqual(PrefixLists.fallbacks.value, fallbacks, "the lists answered without ranking every match") }
         XCTAssertEqual(try store.search("a", options: slow).map(\.item.uniqueIdentifier), expected)
