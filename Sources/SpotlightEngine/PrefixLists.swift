@@ -117,15 +117,27 @@ enum PrefixLists {
             let final = finals[prefix] ?? [:]
             var entries: [Entry] = []
             var complete = true
+            var exists = false
             if let row = try Row.fetchOne(read, arguments: [prefix]) {
                 complete = row[0]
                 entries = decode(row[1])
+                exists = true
             }
+            let before = entries
+            let wasComplete = complete
             if !entries.isEmpty {
                 entries.removeAll { final[$0.item] != nil }
             }
+            // A full, truncated list only takes items that beat its smallest entry.
+            let threshold = (!complete && entries.count == capacity) ? entries.last : nil
             for (item, value) in final {
-                if let value { entries.append(Entry(item: item, key: value.key, uid: value.uid)) }
+                guard let value else { continue }
+                let entry = Entry(item: item, key: value.key, uid: value.uid)
+                if let threshold, !Entry.precedes(entry, threshold) {
+                    complete = false
+                    continue
+                }
+                entries.append(entry)
             }
             entries.sort(by: Entry.precedes)
             if entries.count > capacity {
@@ -135,6 +147,8 @@ enum PrefixLists {
             if !complete, entries.count < capacity / 2 {
                 (entries, complete) = try refill(prefix, db: db, now: now)
             }
+            // During a bulk load most lists of common prefixes are already full of better items: skip the write.
+            if exists, complete == wasComplete, entries == before { continue }
             try write.execute(arguments: [prefix, complete, encode(entries)])
         }
     }
