@@ -60,6 +60,9 @@ public final class IndexStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // A 32 MB page cache per connection (SQLite's default is 2 MB): bulk loads touch many B-tree pages.
             try db.execute(sql: "PRAGMA cache_size = -32768")
+            // After a checkpoint, the WAL file shrinks back to at most 8 MB instead of keeping the size of the
+            // largest transaction (a bulk load) on disk.
+            try db.execute(sql: "PRAGMA journal_size_limit = 8388608")
         }
         // Another process may be setting up the same new file (switching it to WAL, creating the schema), which
         // SQLite reports as busy without waiting: retry for a few seconds.

@@ -1,0 +1,482 @@
+// The benchmark of our engine (issue 5): the peers' phases (Benchmarks/README.md) through the public API the way an
+// app uses it, printing the same JSON schema (`openspotlight-bench/1`) so the objects sit side by side.
+//
+//   spotlight-bench --corpus debian|pypi|both|tiny [--json] [--out FILE] [--smoke] [--sample N] [--ops N]
+//                   [--workdir DIR] [--skip phases] [--batch N]
+import Foundation
+import OpenCoreSpotlight
+import SpotlightEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Options {
+    var corpus = "debian"
+    var json = false
+    var out: String?
+    var sample = 1
+    var ops = 200
+    var warmup = 1
+    var coldReps = 5
+    var workdir = FileManager.default.temporaryDirectory.appendingPathComponent("spotlight-bench").path
+    var skip: Set<String> = []
+    var batch = 10_000
+    var dataDirectory: String
+    var queriesDirectory: String
+
+    init(arguments: [String]) throws {
+        // The repository root: the current directory when it has Benchmarks/queries, else from this file's path.
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let root = FileManager.default.fileExists(atPath: cwd.appendingPathComponent("Benchmarks/queries").path) ? cwd
+            : URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent()
+        dataDirectory = ProcessInfo.processInfo.environment["OPENSPOTLIGHT_DATA"]
+            ?? root.deletingLastPathComponent().appendingPathComponent("shared/data").path
+        queriesDirectory = root.appendingPathComponent("Benchmarks/queries").path
+        var i = 1
+        func value() throws -> String {
+            i += 1
+            guard i < arguments.count else { throw BenchError("\(arguments[i - 1]) needs a value") }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            switch arguments[i] {
+            case "--corpus": corpus = try value()
+            case "--json": json = true
+            case "--out": out = try value()
+            case "--sample": sample = max(1, Int(try value()) ?? 1)
+            case "--ops": ops = Int(try value()) ?? 200
+            case "--warmup": warmup = Int(try value()) ?? 1
+            case "--cold-reps": coldReps = Int(try value()) ?? 5
+            case "--workdir": workdir = try value()
+            case "--skip": skip = Set(try value().split(separator: ",").map(String.init))
+            case "--batch": batch = max(1, Int(try value()) ?? 10_000)
+            case "--data": dataDirectory = try value()
+            case "--queries": queriesDirectory = try value()
+            case "--smoke": warmup = 0; sample = 10; ops = 20; coldReps = 1
+            default: throw BenchError("unknown argument \(arguments[i])")
+            }
+            i += 1
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+// MARK: - Corpus
+
+struct CorpusItem {
+    var id, title, description, body, domain: String
+    var keywords: [String]
+    var month: Date?
+    var rankHint: Int?
+    var rawBytes: Int { title.utf8.count + keywords.reduce(0) { $0 + $1.utf8.count } + description.utf8.count + body.utf8.count }
+}
+
+func readGzip(_ path: String, lines limit: Int? = nil) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", limit.map { "zcat \"$0\" | head -n \($0)" } ?? "exec zcat \"$0\"", path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+}
+
+func monthDate(_ s: Substring) -> Date? {
+    let parts = s.split(separator: "-")
+    guard parts.count == 2, let y = Int(parts[0]), let m = Int(parts[1]) else { return nil }
+    var c = DateComponents()
+    c.year = y; c.month = m; c.day = 1
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    return calendar.date(from: c)
+}
+
+func loadPyPI(_ dir: String) throws -> [CorpusItem] {
+    let text = String(decoding: try readGzip(dir + "/pypi-packages.tsv.gz"), as: UTF8.self)
+    var items: [CorpusItem] = []
+    items.reserveCapacity(900_000)
+    for (n, line) in text.split(separator: "\n").enumerated() where n > 0 {
+        let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+        guard f.count >= 5 else { continue }
+        let name = String(f[0])
+        let keywords = name.split(whereSeparator: { "-_.".contains($0) }).map(String.init)
+        let hint = Int(f[3]).map { max(0, Int((1 - Double($0 - 1) / 15_000) * 100)) }
+        items.append(CorpusItem(id: "pypi:" + name, title: name, description: String(f[4]), body: "", domain: "pypi",
+                                keywords: keywords, month: monthDate(f[2]), rankHint: hint))
+    }
+    return items
+}
+
+func loadDebian(_ dir: String, limit: Int? = nil) throws -> [CorpusItem] {
+    let data = try readGzip(dir + "/debian-packages.jsonl.gz", lines: limit)
+    var items: [CorpusItem] = []
+    for line in data.split(separator: UInt8(ascii: "\n")) {
+        guard let o = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
+        items.append(CorpusItem(
+            id: "debian:" + (o["id"] as? String ?? ""), title: o["name"] as? String ?? "",
+            description: o["summary"] as? String ?? "", body: o["description"] as? String ?? "",
+            domain: o["section"] as? String ?? "misc", keywords: o["tags"] as? [String] ?? [], month: nil, rankHint: nil))
+    }
+    return items
+}
+
+func attributeSet(_ item: CorpusItem) -> CSSearchableItemAttributeSet {
+    let set = CSSearchableItemAttributeSet(contentType: .text)
+    set.title = item.title
+    set.contentDescription = item.description
+    if !item.body.isEmpty { set.textContent = item.body }
+    set.keywords = item.keywords
+    if let month = item.month { set.contentModificationDate = month }
+    if let hint = item.rankHint { set.rankingHint = NSNumber(value: hint) }
+    return set
+}
+
+func searchable(_ item: CorpusItem) -> CSSearchableItem {
+    let s = CSSearchableItem(uniqueIdentifier: item.id, domainIdentifier: item.domain, attributeSet: attributeSet(item))
+    s.expirationDate = .distantFuture
+    return s
+}
+
+// MARK: - Measuring
+
+struct Latencies {
+    var samples: [Double] = []
+    var empty = 0
+
+    mutating func time(_ body: () throws -> Bool) rethrows {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let found = try body()
+        samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        if !found { empty += 1 }
+    }
+
+    func block(extra: [String: Any] = [:]) -> [String: Any] {
+        let sorted = samples.sorted()
+        func rank(_ p: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            return sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
+        }
+        var b: [String: Any] = [
+            "n": sorted.count, "p50_ms": round3(rank(0.5)), "p99_ms": round3(rank(0.99)),
+            "max_ms": round3(sorted.last ?? 0), "mean_ms": round3(sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count)),
+            "empty": empty,
+        ]
+        for (k, v) in extra { b[k] = v }
+        return b
+    }
+}
+
+func round3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+
+func procStatus(_ field: String) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+        let kb = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
+        return (kb / 1024 * 10).rounded() / 10
+    }
+    return 0
+}
+
+func resetPeak() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
+func directorySize(_ path: String) -> (bytes: Int, files: Int) {
+    var bytes = 0, files = 0
+    if let e = FileManager.default.enumerator(atPath: path) {
+        for case let name as String in e {
+            if let a = try? FileManager.default.attributesOfItem(atPath: path + "/" + name), (a[.type] as? FileAttributeType) == .typeRegular {
+                bytes += (a[.size] as? Int) ?? 0
+                files += 1
+            }
+        }
+    }
+    return (bytes, files)
+}
+
+func lines(_ path: String) -> [String] {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+}
+
+/// One CSUserQuery, top `limit`, as an app runs it; returns the identifiers in order.
+func userQuery(_ text: String, limit: Int = 20, filter: String? = nil) async throws -> [String] {
+    let context = CSUserQueryContext()
+    context.maxResultCount = limit
+    context.enableRankedResults = true
+    if let filter { context.filterQueries = [filter] }
+    var ids: [String] = []
+    for try await response in CSUserQuery(userQueryString: text, userQueryContext: context).responses {
+        if case .item(let item) = response { ids.append(item.id) }
+    }
+    return ids
+}
+
+@main
+struct Bench {
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            log("spotlight-bench: \(error)")
+            exit(1)
+        }
+    }
+
+    static func run() async throws {
+        let options = try Options(arguments: CommandLine.arguments)
+        let manifestData = try Data(contentsOf: URL(fileURLWithPath: options.queriesDirectory + "/manifest.json"))
+        let manifest = try JSONSerialization.jsonObject(with: manifestData) as? [String: Any] ?? [:]
+        let corpusName = options.corpus == "tiny" ? "debian" : options.corpus
+        guard let corpusInfo = (manifest["corpora"] as? [String: Any])?[corpusName] as? [String: Any] else {
+            throw BenchError("unknown corpus \(options.corpus)")
+        }
+        let loadStart = Date()
+        let items: [CorpusItem]
+        switch options.corpus {
+        case "pypi": items = try loadPyPI(options.dataDirectory)
+        case "debian": items = try loadDebian(options.dataDirectory)
+        case "both": items = try loadPyPI(options.dataDirectory) + loadDebian(options.dataDirectory)
+        case "tiny": items = try loadDebian(options.dataDirectory, limit: 2_000)
+        default: throw BenchError("unknown corpus \(options.corpus)")
+        }
+        let loadSeconds = Date().timeIntervalSince(loadStart)
+        log("loaded \(items.count) items in \(String(format: "%.1f", loadSeconds)) s")
+        let rssAfterLoad = procStatus("VmRSS")
+
+        let home = options.workdir + "/openspotlight-\(options.corpus)"
+        try? FileManager.default.removeItem(atPath: home)
+        OpenSpotlight.setRootDirectory(URL(fileURLWithPath: home))
+        OpenSpotlight.configure(applicationIdentifier: "org.openspotlight.bench")
+        let index = CSSearchableIndex(name: "bench")
+        var result: [String: Any] = [
+            "schema": "openspotlight-bench/1", "peer": "openspotlight", "engine": "openspotlight",
+            "engine_version": "0.1 (SQLite \(sqliteVersion()))", "corpus": options.corpus, "items": items.count, "limit": 20,
+            "date": ISO8601DateFormatter().string(from: Date()),
+            "machine": ["cpus": ProcessInfo.processInfo.activeProcessorCount, "platform": "linux", "executable": CommandLine.arguments[0]],
+            "settings": ["warmup": options.warmup, "reps": 1, "sample": options.sample, "ops": options.ops, "cold_reps": options.coldReps,
+                         "batch": options.batch],
+            "load_seconds": round3(loadSeconds),
+        ]
+
+        // 1. Bulk index, durable: every batch's endBatch completed.
+        resetPeak()
+        let bulkStart = Date()
+        for chunk in stride(from: 0, to: items.count, by: options.batch) {
+            let slice = items[chunk..<min(chunk + options.batch, items.count)]
+            index.beginBatch()
+            index.indexSearchableItems(slice.map(searchable), completionHandler: nil)
+            try await index.endBatch(withClientState: Data("\(chunk + slice.count)".utf8))
+            if (chunk / options.batch) % 10 == 0 { log("  indexed \(chunk + slice.count)") }
+        }
+        let bulkSeconds = Date().timeIntervalSince(bulkStart)
+        let peakIndex = procStatus("VmHWM")
+        result["bulk_index"] = ["items": items.count, "seconds": round3(bulkSeconds),
+                                "items_per_s": Int(Double(items.count) / bulkSeconds)]
+        let appDir = home + "/apps/org.openspotlight.bench"
+        let raw = items.reduce(0) { $0 + $1.rawBytes }
+        let fresh = directorySize(appDir)
+        var disk: [String: Any] = ["raw_text_bytes": raw, "fresh_bytes": fresh.bytes, "fresh_files": fresh.files,
+                                   "fresh_over_raw": round3(Double(fresh.bytes) / Double(max(raw, 1)))]
+        log("bulk: \(Int(Double(items.count) / bulkSeconds)) items/s, disk \(fresh.bytes / 1_000_000) MB")
+
+        // 2. Keystroke search.
+        resetPeak()
+        let keystrokeFiles = corpusInfo["keystrokes"] as? [String] ?? []
+        if !options.skip.contains("search") {
+            var all = Latencies()
+            var blocks: [String: Any] = [:]
+            for file in keystrokeFiles {
+                let queries = lines(options.queriesDirectory + "/" + file).enumerated()
+                    .filter { $0.offset % options.sample == 0 }.map(\.element)
+                for _ in 0..<options.warmup { for q in queries { _ = try await userQuery(q) } }
+                var l = Latencies()
+                for q in queries {
+                    var ids: [String] = []
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    ids = try await userQuery(q)
+                    let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                    l.samples.append(ms); all.samples.append(ms)
+                    if ids.isEmpty { l.empty += 1; all.empty += 1 }
+                }
+                blocks[(file as NSString).deletingPathExtension] = l.block()
+                log("search \(file): p50 \(l.block()["p50_ms"]!) p99 \(l.block()["p99_ms"]!)")
+            }
+            blocks["all"] = all.block()
+            result["search"] = blocks
+        }
+
+        // 3. Filtered search.
+        if !options.skip.contains("filtered"), let filterFile = corpusInfo["filters"] as? String,
+           let keystrokes = corpusInfo["filtered_keystrokes"] as? String {
+            let filters = lines(options.queriesDirectory + "/" + filterFile).compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            let queries = lines(options.queriesDirectory + "/" + keystrokes).enumerated()
+                .filter { $0.offset % options.sample == 0 }.map(\.element)
+            var classes: [String: Any] = [:]
+            for cls in ["narrow", "medium", "wide"] {
+                let set = filters.filter { ($0["class"] as? String) == cls }
+                guard !set.isEmpty else { continue }
+                var l = Latencies()
+                for (i, q) in queries.enumerated() {
+                    let filter = set[i % set.count]["spotlight"] as? String
+                    try await l.timeAsync { !(try await userQuery(q, filter: filter)).isEmpty }
+                }
+                let fraction = set.compactMap { $0["fraction"] as? Double }.reduce(0, +) / Double(set.count)
+                classes[cls] = l.block(extra: ["queries": keystrokes, "filters": filterFile, "match_fraction": round3(fraction)])
+                log("filtered \(cls): p50 \(l.block()["p50_ms"]!) p99 \(l.block()["p99_ms"]!)")
+            }
+            result["filtered_search"] = classes
+        }
+
+        // 4. Attribute queries (CSSearchQuery, first 20 matches).
+        if !options.skip.contains("attributes") {
+            var l = Latencies()
+            for file in corpusInfo["attributes"] as? [String] ?? [] {
+                for q in lines(options.queriesDirectory + "/" + file).enumerated().filter({ $0.offset % options.sample == 0 }).map(\.element) {
+                    try await l.timeAsync {
+                        var n = 0
+                        let query = CSSearchQuery(queryString: q, queryContext: nil)
+                        for try await _ in query.results {
+                            n += 1
+                            if n >= 20 { query.cancel(); break }
+                        }
+                        return n > 0
+                    }
+                }
+            }
+            result["attribute_query"] = l.block()
+            log("attribute: p50 \(l.block()["p50_ms"]!) p99 \(l.block()["p99_ms"]!)")
+        }
+
+        // 5. Typos: a hit when the correct query's best item is in the typo query's top 20.
+        if !options.skip.contains("typos") {
+            var l = Latencies()
+            var judged = 0, hits = 0, nonempty = 0
+            for file in corpusInfo["typos"] as? [String] ?? [] {
+                for line in lines(options.queriesDirectory + "/" + file).enumerated().filter({ $0.offset % options.sample == 0 }).map(\.element) {
+                    let f = line.split(separator: "\t").map(String.init)
+                    guard f.count >= 2 else { continue }
+                    let best = try await userQuery(f[1]).first
+                    var ids: [String] = []
+                    try await l.timeAsync { ids = try await userQuery(f[0]); return !ids.isEmpty }
+                    if !ids.isEmpty { nonempty += 1 }
+                    if let best { judged += 1; if ids.contains(best) { hits += 1 } }
+                }
+            }
+            let block = l.block(extra: ["mode": "fuzzy", "hit_rate": round3(Double(hits) / Double(max(judged, 1))),
+                                        "judged": judged, "nonempty_rate": round3(Double(nonempty) / Double(max(l.samples.count, 1)))])
+            result["typo"] = block
+            result["typo_fuzzy"] = block
+            result["typo_tolerant"] = true
+            log("typo: hit rate \(block["hit_rate"]!)")
+        }
+        let peakQuery = procStatus("VmHWM")
+
+        // 6. Single upserts and deletes, visible to a separate reader (another connection to the same file).
+        if !options.skip.contains("writes"), options.ops > 0 {
+            let storeURL = IndexInspector(index).storeURL
+            let reader = try IndexStore(url: storeURL, create: false)
+            var generator = SystemRandomNumberGenerator()
+            let chosen = (0..<options.ops).map { _ in items[Int.random(in: 0..<items.count, using: &generator)] }
+            var upsert = Latencies(), upsertCommit = Latencies(), delete = Latencies(), deleteCommit = Latencies()
+            var retries = 0
+            for (n, item) in chosen.enumerated() {
+                var changed = item
+                let token = "zqxtoken\(n)"
+                changed.description += " " + token
+                let start = DispatchTime.now().uptimeNanoseconds
+                try await index.indexSearchableItems([searchable(changed)])
+                upsertCommit.samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                while try reader.search(token, options: TextSearchOptions(limit: 1)).isEmpty { retries += 1 }
+                upsert.samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            for item in Set(chosen.map(\.id)) {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try await index.deleteSearchableItems(withIdentifiers: [item])
+                deleteCommit.samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                while try reader.item(withIdentifier: item) != nil { retries += 1 }
+                delete.samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            try await index.indexSearchableItems(chosen.map(searchable))
+            try reader.close()
+            result["upsert"] = upsert.block(extra: ["commit": upsertCommit.block()])
+            result["delete"] = delete.block(extra: ["commit": deleteCommit.block()])
+            result["write_visibility_retries"] = retries
+            disk["after_writes_bytes"] = directorySize(appDir).bytes
+            log("upsert p99 \(upsert.block()["p99_ms"]!) delete p99 \(delete.block()["p99_ms"]!)")
+        }
+        result["disk"] = disk
+
+        // 7. Cold open to first result.
+        if !options.skip.contains("cold") {
+            let query = corpusInfo["cold_open_query"] as? String ?? "python"
+            var warm = Latencies(), evicted = Latencies()
+            var count = 0
+            for _ in 0..<options.coldReps {
+                StoreRegistry.forgetAll()
+                try await warm.timeAsync { let ids = try await userQuery(query); count = ids.count; return !ids.isEmpty }
+            }
+            for _ in 0..<options.coldReps {
+                StoreRegistry.forgetAll()
+                sync()
+                evict(appDir)
+                try await evicted.timeAsync { !(try await userQuery(query)).isEmpty }
+            }
+            result["cold_open"] = ["query": query, "results": count, "reps": options.coldReps,
+                                   "first_result_ms": warm.block()["p50_ms"]!, "first_result_max_ms": warm.block()["max_ms"]!,
+                                   "evicted_first_result_ms": evicted.block()["p50_ms"]!,
+                                   "evicted_first_result_max_ms": evicted.block()["max_ms"]!]
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        result["memory"] = ["rss_after_load_mb": rssAfterLoad, "peak_rss_index_mb": peakIndex, "peak_rss_query_mb": peakQuery,
+                            "ru_maxrss_mb": Double(usage.ru_maxrss) / 1024]
+        result["notes"] = [
+            "through the public API: CSSearchableIndex batches of \(options.batch) with client state, CSUserQuery top 20 (responses sequence), CSSearchQuery for attribute queries",
+            "typo tolerance built in (Meilisearch thresholds; words matching 10+ items are not expanded)",
+        ]
+        let json = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
+        if let out = options.out { try json.write(to: URL(fileURLWithPath: out)) }
+        if options.json {
+            FileHandle.standardOutput.write(json)
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            print(String(decoding: json, as: UTF8.self))
+        }
+    }
+}
+
+extension Latencies {
+    mutating func timeAsync(_ body: () async throws -> Bool) async rethrows {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let found = try await body()
+        samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        if !found { empty += 1 }
+    }
+}
+
+func evict(_ dir: String) {
+    guard let e = FileManager.default.enumerator(atPath: dir) else { return }
+    for case let name as String in e {
+        let fd = open(dir + "/" + name, O_RDONLY)
+        if fd >= 0 {
+            _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+            _ = close(fd)
+        }
+    }
+}
+
+func sqliteVersion() -> String { "3.40" }

@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+/// Runs the built benchmark on the tiny corpus, so the benchmark cannot rot. Not a timing test: it checks that every
+/// figure of the schema is there and sane.
+final class BenchmarkSmokeTests: XCTestCase {
+    func testSmokeRunPrintsEveryFigure() throws {
+        var candidates: [URL] = []
+        for arg in [CommandLine.arguments.first, Bundle.main.executablePath].compactMap({ $0 }) {
+            var url = URL(fileURLWithPath: arg)
+            for _ in 0..<4 { url.deleteLastPathComponent(); candidates.append(url) }
+        }
+        guard let dir = candidates.first(where: {
+            FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("spotlight-bench").path)
+        }) else { throw XCTSkip("spotlight-bench is not built") }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let data = package.deletingLastPathComponent().appendingPathComponent("shared/data")
+        guard FileManager.default.fileExists(atPath: data.appendingPathComponent("debian-packages.jsonl.gz").path) else {
+            throw XCTSkip("no corpus at \(data.path)")
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let process = Process()
+        process.executableURL = dir.appendingPathComponent("spotlight-bench")
+        process.arguments = ["--corpus", "tiny", "--smoke", "--json", "--workdir", work.path, "--data", data.path,
+                             "--queries", package.appendingPathComponent("Benchmarks/queries").path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let bytes = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
+        XCTAssertEqual(json["schema"] as? String, "openspotlight-bench/1")
+        XCTAssertEqual(json["items"] as? Int, 2_000)
+        for key in ["bulk_index", "disk", "search", "filtered_search", "attribute_query", "typo", "upsert", "delete",
+                    "cold_open", "memory"] {
+            XCTAssertNotNil(json[key], key)
+        }
+        let bulk = try XCTUnwrap(json["bulk_index"] as? [String: Any])
+        XCTAssertGreaterThan(bulk["items_per_s"] as? Int ?? 0, 0)
+        let all = try XCTUnwrap((json["search"] as? [String: Any])?["all"] as? [String: Any])
+        XCTAssertGreaterThan(all["n"] as? Int ?? 0, 0)
+        XCTAssertGreaterThanOrEqual(all["p99_ms"] as? Double ?? -1, all["p50_ms"] as? Double ?? 0)
+        let typo = try XCTUnwrap(json["typo"] as? [String: Any])
+        XCTAssertGreaterThan(typo["hit_rate"] as? Double ?? 0, 0.5, "typo tolerance finds most typo queries")
+        let disk = try XCTUnwrap(json["disk"] as? [String: Any])
+        XCTAssertGreaterThan(disk["fresh_bytes"] as? Int ?? 0, 0)
+        XCTAssertEqual((json["upsert"] as? [String: Any])?["n"] as? Int, 20)
+    }
+}
