@@ -1,0 +1,96 @@
+import Foundation
+import OpenCoreSpotlight
+import SpotlightEngine
+
+/// What the system knows of each app: registration, indexes, item counts and sizes.
+public enum AppInventory {
+    /// One index of an app.
+    public struct IndexSummary: Codable, Sendable, Hashable {
+        public var name: String
+        /// Live items; `nil` when the index cannot be read.
+        public var items: Int?
+        public var bytes: Int
+        /// `ok`, or why it cannot be read (`corrupt`, `unsupportedFormat`, `unreadable`).
+        public var status: String
+    }
+
+    /// One app.
+    public struct AppSummary: Codable, Sendable, Hashable {
+        public var applicationIdentifier: String
+        public var displayName: String
+        public var isRegistered: Bool
+        public var hasReindexExtension: Bool
+        public var supportsSearchContinuation: Bool
+        public var desktopFile: String?
+        public var indexes: [IndexSummary]
+        /// Live items in the app's own indexes.
+        public var items: Int
+        /// Saved activities.
+        public var activities: Int
+        /// Bytes on disk, activities included.
+        public var bytes: Int
+        /// Reindex requests waiting for the app.
+        public var pendingRequests: Int
+    }
+
+    /// Every app that has indexes or is registered, by identifier.
+    public static func apps(root: URL = OpenSpotlight.rootDirectory) -> [AppSummary] {
+        var registrations: [String: SpotlightApp] = [:]
+        for app in SpotlightApp.all() { registrations[app.applicationIdentifier] = app }
+        let requests = ReindexRequestStore(root: root).pending()
+        let ids = Set(StoreLocation.installedApps(root: root)).union(registrations.keys).sorted()
+        return ids.map { id in
+            let registration = registrations[id]
+            var indexes: [IndexSummary] = []
+            for name in StoreLocation.indexNames(app: id, root: root) {
+                let url = StoreLocation.storeURL(app: id, indexName: name, root: root)
+                do {
+                    let store = try StoreRegistry.store(at: url, create: false)
+                    indexes.append(IndexSummary(name: name, items: try store.count(), bytes: store.diskSize(), status: "ok"))
+                } catch {
+                    let status = (error as? EngineError).map { IndexDoctor.status(of: $0).rawValue } ?? "unreadable"
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+                    let size = (attributes?[.size] as? Int) ?? 0
+                    indexes.append(IndexSummary(name: name, items: nil, bytes: size, status: status))
+                }
+            }
+            let own = indexes.filter { $0.name != SavedUserActivity.indexName }
+            return AppSummary(
+                applicationIdentifier: id, displayName: registration?.displayName ?? id, isRegistered: registration != nil,
+                hasReindexExtension: registration?.reindexExec != nil,
+                supportsSearchContinuation: registration?.supportsSearchContinuation ?? false,
+                desktopFile: registration?.desktopFile?.path, indexes: indexes,
+                items: own.reduce(0) { $0 + ($1.items ?? 0) },
+                activities: indexes.first { $0.name == SavedUserActivity.indexName }?.items ?? 0,
+                bytes: indexes.reduce(0) { $0 + $1.bytes },
+                pendingRequests: requests.filter { $0.applicationIdentifier == id }.count)
+        }
+    }
+}
+
+extension TextReport {
+    /// The `spotlight apps` table.
+    public static func apps(_ apps: [AppInventory.AppSummary]) -> String {
+        if apps.isEmpty {
+            return "No app has indexed anything or registered yet.\n"
+        }
+        var out = ""
+        for app in apps {
+            out += app.displayName
+            if app.displayName != app.applicationIdentifier { out += "  (\(app.applicationIdentifier))" }
+            out += "\n    \(app.items) item\(app.items == 1 ? "" : "s"), \(app.activities) activit\(app.activities == 1 ? "y" : "ies"), \(byteCount(app.bytes))"
+            if !app.isRegistered { out += " · not registered" }
+            else if !app.hasReindexExtension { out += " · no reindex extension" }
+            if app.pendingRequests > 0 { out += " · \(app.pendingRequests) reindex request\(app.pendingRequests == 1 ? "" : "s") pending" }
+            out += "\n"
+            for index in app.indexes {
+                out += "      \(index.name): "
+                out += index.items.map { "\($0) items, " } ?? ""
+                out += byteCount(index.bytes)
+                if index.status != "ok" { out += " — \(index.status) (run spotlight doctor)" }
+                out += "\n"
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import OpenCoreSpotlight
+
+/// Human-readable text for the system's listings (the `spotlight` command's output).
+public enum TextReport {
+    /// Search results grouped by app:
+    ///
+    /// ```
+    /// Colleagues
+    ///    1. Brent Reid — Engineering · Senior Engineer           open, call, directions
+    /// ```
+    public static func searchResults(_ outcome: SystemSearch.Outcome, explain: Bool = false) -> String {
+        if !outcome.somethingIndexed {
+            return """
+                Nothing is indexed yet. Apps add their content with Core Spotlight (CSSearchableIndex) and
+                NSUserActivity; try one of the examples, e.g. `colleagues setting all-records`.
+
+                """
+        }
+        if outcome.apps.isEmpty {
+            return "No results for \"\(outcome.query)\".\n"
+        }
+        var out = ""
+        for (i, group) in outcome.apps.enumerated() {
+            if i > 0 { out += "\n" }
+            out += group.displayName
+            if group.displayName != group.applicationIdentifier { out += "  (\(group.applicationIdentifier))" }
+            if !group.isRegistered { out += "  — not registered: results cannot be opened" }
+            out += "\n"
+            for result in group.results {
+                var line = "  \(String(result.number).leftPadded(to: 3)). \(result.title)"
+                if let description = result.description, !description.isEmpty { line += " — \(description)" }
+                if result.kind == "activity" || result.activityIdentifier != nil {
+                    let visits = result.visitCount ?? 1
+                    line += "  (visited \(visits == 1 ? "once" : "\(visits) times"))"
+                }
+                out += line + "    " + result.actions.map(\.rawValue).joined(separator: ", ") + "\n"
+                if explain, let explanation = result.explanation { out += "       \(explanation)\n" }
+            }
+        }
+        return out
+    }
+
+    /// The doctor's report.
+    public static func doctor(_ report: IndexDoctor.Report) -> String {
+        if report.indexes.isEmpty && report.requests.isEmpty { return "Nothing is indexed yet; nothing to check.\n" }
+        var out = ""
+        for index in report.indexes {
+            var line = "\(index.status == .ok ? "ok " : "!! ") \(index.applicationIdentifier)/\(index.indexName)"
+            if let items = index.itemCount { line += "  \(items) items" }
+            if let bytes = index.bytes { line += ", \(byteCount(bytes))" }
+            if index.status != .ok { line += "  \(index.status.rawValue)" }
+            if index.action != .none { line += " → \(index.action.rawValue)" }
+            if index.expiredPurged > 0 { line += "  (\(index.expiredPurged) expired items purged)" }
+            if index.orphanActivitiesDeleted > 0 { line += "  (\(index.orphanActivitiesDeleted) activities of deleted items removed)" }
+            out += line + "\n"
+            if index.status != .ok, let message = index.message { out += "      \(message)\n" }
+        }
+        for request in report.requests {
+            out += "reindex \(request.applicationIdentifier)/\(request.indexName) (\(request.kind.rawValue)"
+            if request.kind == .reindexIdentifiers { out += ", \(request.identifiers) items" }
+            if request.throttled { out += ", throttled" }
+            out += "): \(request.outcome)"
+            if let message = request.message { out += " — \(message)" }
+            out += "\n"
+        }
+        let problems = report.problems
+        out += problems == 0 ? "All indexes are healthy.\n" : "\(problems) index\(problems == 1 ? "" : "es") needed repair.\n"
+        return out
+    }
+
+    /// A size in bytes for people (`12.3 KB`).
+    public static func byteCount(_ bytes: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
