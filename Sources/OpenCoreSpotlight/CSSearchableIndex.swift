@@ -233,6 +233,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
         queue.async {
             do {
                 try self.store().apply(operations, clientState: change)
+                self.deleteActivities(after: operations)
                 finish(nil)
             } catch {
                 finish(CSIndexError.from(error))
@@ -278,6 +279,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
         queue.async {
             do {
                 try self.store().apply(operations)
+                self.deleteActivities(after: operations)
                 completionHandler?(nil)
             } catch {
                 completionHandler?(CSIndexError.from(error))
@@ -288,6 +290,18 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     private func complete(_ handler: (@Sendable ((any Error)?) -> Void)?, _ error: (any Error)?) {
         guard let handler else { return }
         queue.async { handler(error) }
+    }
+
+    /// Deletes the app's saved activities that committed deletions took with them: those related
+    /// (`relatedUniqueIdentifier`) to an item that is now gone, and those whose `domainIdentifier` was deleted.
+    /// Best effort: a failure here leaves the activities to the system's own cascade (`spotlight` searches).
+    // Deviation: Apple deletes the activities with the item; here they live in their own store and are deleted
+    // in a second transaction right after the item's (a crash in between is caught by the system's next pass).
+    private func deleteActivities(after operations: [IndexOperation]) {
+        #if !canImport(Darwin)
+        guard (indexName ?? StoreLocation.defaultIndexName) != SavedUserActivity.indexName else { return }
+        try? SavedUserActivity.cascade(afterDeleting: operations, applicationIdentifier: applicationIdentifier, rootDirectory: root)
+        #endif
     }
 
     /// Waits until every change submitted so far on this index instance is applied.

@@ -280,12 +280,51 @@ public struct SavedUserActivity: Sendable, Hashable {
         try store.apply([.deleteAll])
     }
 
+    /// Deletes the activities that item deletions in one of the app's indexes took with them: activities whose
+    /// `relatedUniqueIdentifier` names an item the app no longer has, and activities whose
+    /// `contentAttributeSet.domainIdentifier` is one of the deleted domains or below one (Apple: group activities
+    /// by domain "so you can delete them with deleteSearchableItems(withDomainIdentifiers:)"). `CSSearchableIndex`
+    /// calls it once a deletion is committed. Returns the deleted activities' identifiers.
+    @discardableResult
+    public static func cascade(afterDeleting operations: [IndexOperation],
+                               applicationIdentifier app: String = OpenSpotlight.applicationIdentifier,
+                               rootDirectory root: URL = OpenSpotlight.rootDirectory) throws -> [String] {
+        var deletedIdentifiers: Set<String> = []
+        var domains: [String] = []
+        var broad = false
+        for operation in operations {
+            switch operation {
+            case .delete(let identifiers): deletedIdentifiers.formUnion(identifiers)
+            case .deleteDomains(let d): domains += d; broad = true
+            case .deleteAll: broad = true
+            case .upsert: break
+            }
+        }
+        guard broad || !deletedIdentifiers.isEmpty,
+              FileManager.default.fileExists(atPath: StoreLocation.storeURL(app: app, indexName: indexName, root: root).path)
+        else { return [] }
+        let activities = try all(applicationIdentifier: app, rootDirectory: root)
+        var doomed: [String] = []
+        for activity in activities {
+            if let domain = activity.stored.domainIdentifier,
+               domains.contains(where: { domain == $0 || domain.hasPrefix($0 + ".") }) {
+                doomed.append(activity.uniqueIdentifier)
+            } else if let related = activity.relatedUniqueIdentifier, broad || deletedIdentifiers.contains(related),
+                      try item(withIdentifier: related, applicationIdentifier: app, rootDirectory: root) == nil {
+                doomed.append(activity.uniqueIdentifier)
+            }
+        }
+        try delete(identifiers: doomed, applicationIdentifier: app, rootDirectory: root)
+        return doomed
+    }
+
     /// Deletes the saved activities whose `relatedUniqueIdentifier` names an item the app no longer has (the item
     /// was deleted or expired). Returns the deleted activities' identifiers.
     ///
-    /// Deleting item X also deletes the activities related to X; since items are deleted by the app's index, the
-    /// cascade runs here, when the system reads activities (`spotlight` searches and `spotlight doctor`).
-    // Deviation: Apple deletes the activities with the item; here the cascade is lazy (no hook in the delete path).
+    /// Deleting item X also deletes the activities related to X: `CSSearchableIndex` does it when the deletion is
+    /// committed (`cascade(afterDeleting:)`); this catches what that missed (items that expired, deletions by an
+    /// older version, a process killed in between), when the system reads activities (`spotlight` searches and
+    /// `spotlight doctor`).
     @discardableResult
     public static func deleteOrphans(applicationIdentifier app: String = OpenSpotlight.applicationIdentifier,
                                      rootDirectory root: URL = OpenSpotlight.rootDirectory) throws -> [String] {

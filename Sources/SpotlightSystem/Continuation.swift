@@ -29,6 +29,8 @@ public enum Continuation {
     }
 
     /// The payload of a result of a search.
+    // Deviation: Apple does not say what a result that merges an item and an activity delivers; here the activity,
+    // so the app gets its own restoration state.
     public static func payload(for result: SystemSearch.Result, query: String?,
                                root: URL = OpenSpotlight.rootDirectory) throws -> ContinuationPayload {
         if let activityID = result.activityIdentifier,

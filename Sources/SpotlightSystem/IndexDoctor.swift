@@ -133,6 +133,8 @@ public struct IndexDoctor: @unchecked Sendable {
                     } else {
                         report.action = .reported
                     }
+                // Deviation: Apple only deletes expired items; here they are also offered back to an app with a
+                // reindex extension (reindexIdentifiers), which decides whether to donate them again.
                 } else if repair, !report.expiredIdentifiers.isEmpty, name != SavedUserActivity.indexName,
                           SpotlightApp.registered(app)?.reindexExec != nil {
                     toRequest.append(ReindexRequest(applicationIdentifier: app, indexName: name, kind: .reindexIdentifiers,

@@ -161,6 +161,44 @@ final class UserActivityTests: SystemTestCase {
         XCTAssertEqual(outcome.results.map(\.kind), ["activity"])
     }
 
+    func testDeletingAnItemDeletesItsActivitiesAtOnce() throws {
+        indexItem("note-4", title: "Groceries")
+        indexItem("note-5", title: "Garden")
+        for id in ["note-4", "note-5"] {
+            let activity = self.activity(id == "note-4" ? "Groceries" : "Garden")
+            activity.persistentIdentifier = id
+            let set = CSSearchableItemAttributeSet(contentType: .text)
+            set.relatedUniqueIdentifier = id
+            activity.contentAttributeSet = set
+            activity.becomeCurrent()
+        }
+        XCTAssertEqual(try saved().count, 2)
+        let done = expectation(description: "deleted")
+        CSSearchableIndex.default().deleteSearchableItems(withIdentifiers: ["note-4"]) { _ in done.fulfill() }
+        wait(for: [done], timeout: 10)
+        // Gone from the activity index itself, before any system search ran.
+        XCTAssertEqual(try saved().map(\.persistentIdentifier), ["note-5"])
+        let all = expectation(description: "deleted all")
+        CSSearchableIndex.default().deleteAllSearchableItems { _ in all.fulfill() }
+        wait(for: [all], timeout: 10)
+        XCTAssertEqual(try saved().count, 0)
+    }
+
+    func testDeletingADomainDeletesTheActivitiesInIt() throws {
+        for (title, domain) in [("Paris trip", "trips.2026"), ("Rome trip", "trips"), ("Budget", "finance")] {
+            let activity = self.activity(title)
+            let set = CSSearchableItemAttributeSet(contentType: .text)
+            set.domainIdentifier = domain
+            activity.contentAttributeSet = set
+            activity.becomeCurrent()
+        }
+        XCTAssertEqual(try saved().count, 3)
+        let done = expectation(description: "deleted")
+        CSSearchableIndex.default().deleteSearchableItems(withDomainIdentifiers: ["trips"]) { _ in done.fulfill() }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(try saved().map(\.title), ["Budget"])
+    }
+
     func testVisitsRaiseAnActivity() throws {
         let often = activity("Project alpha")
         often.userInfo = ["id": "a"]
