@@ -18,7 +18,7 @@ def get(d, path):
 
 ROWS = [
     ("bulk index (items/s)", "bulk_index.items_per_s", "higher", None),
-    ("bulk index (s)", "bulk_index.seconds", "lower", None),
+    ("bulk index (s)", "bulk_index.seconds", "lower", ("≤ 25 s at 1M", lambda v: v <= 25)),
     ("keystroke p50 (ms)", "search.all.p50_ms", "lower", None),
     ("keystroke p99 (ms)", "search.all.p99_ms", "lower", ("≤ 10 ms at 1M", lambda v: v <= 10)),
     ("filtered narrow p99 (ms)", "filtered_search.narrow.p99_ms", "lower", ("≤ 20 ms", lambda v: v <= 20)),
@@ -32,6 +32,8 @@ ROWS = [
     ("cold open, evicted (ms)", "cold_open.evicted_first_result_ms", "lower", ("≤ 100 ms", lambda v: v <= 100)),
     ("disk / raw text", "disk.fresh_over_raw", "lower", ("≤ 1.2×", lambda v: v <= 1.2)),
     ("disk (MB)", "disk.fresh_bytes", "lower", None),
+    ("disk after churn / fresh", "disk.churned_over_fresh", "lower", ("≤ 1.3×", lambda v: v <= 1.3)),
+    ("churn updates (items/s)", "disk.churn_items_per_s", "higher", None),
     ("peak RSS indexing (MB)", "memory.peak_rss_index_mb", "lower", None),
     ("peak RSS queries (MB)", "memory.peak_rss_query_mb", "lower", None),
 ]

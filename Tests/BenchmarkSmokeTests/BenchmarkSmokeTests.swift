@@ -23,7 +23,7 @@ final class BenchmarkSmokeTests: XCTestCase {
         let process = Process()
         process.executableURL = dir.appendingPathComponent("spotlight-bench")
         process.arguments = ["--corpus", "tiny", "--smoke", "--json", "--workdir", work.path, "--data", data.path,
-                             "--queries", package.appendingPathComponent("Benchmarks/queries").path]
+                             "--queries", package.appendingPathComponent("Benchmarks/queries").path, "--churn-rounds", "2", "--churn-batch", "500"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -47,6 +47,9 @@ final class BenchmarkSmokeTests: XCTestCase {
         XCTAssertGreaterThan(typo["hit_rate"] as? Double ?? 0, 0.5, "typo tolerance finds most typo queries")
         let disk = try XCTUnwrap(json["disk"] as? [String: Any])
         XCTAssertGreaterThan(disk["fresh_bytes"] as? Int ?? 0, 0)
+        XCTAssertEqual(disk["churn_rounds"] as? Int, 2)
+        XCTAssertGreaterThan(disk["churned_bytes"] as? Int ?? 0, 0)
+        XCTAssertGreaterThan(disk["churn_items_per_s"] as? Int ?? 0, 0)
         XCTAssertEqual((json["upsert"] as? [String: Any])?["n"] as? Int, 20)
     }
 }

@@ -22,6 +22,8 @@ struct Options {
     var workdir = FileManager.default.temporaryDirectory.appendingPathComponent("spotlight-bench").path
     var skip: Set<String> = []
     var batch = 10_000
+    var churnRounds = 0
+    var churnBatch = 10_000
     var dataDirectory: String
     var queriesDirectory: String
 
@@ -52,6 +54,8 @@ struct Options {
             case "--workdir": workdir = try value()
             case "--skip": skip = Set(try value().split(separator: ",").map(String.init))
             case "--batch": batch = max(1, Int(try value()) ?? 10_000)
+            case "--churn-rounds": churnRounds = max(0, Int(try value()) ?? 0)
+            case "--churn-batch": churnBatch = max(1, Int(try value()) ?? 10_000)
             case "--data": dataDirectory = try value()
             case "--queries": queriesDirectory = try value()
             case "--smoke": warmup = 0; sample = 10; ops = 20; coldReps = 1
@@ -266,7 +270,7 @@ struct Bench {
             "date": ISO8601DateFormatter().string(from: Date()),
             "machine": ["cpus": ProcessInfo.processInfo.activeProcessorCount, "platform": "linux", "executable": CommandLine.arguments[0]],
             "settings": ["warmup": options.warmup, "reps": 1, "sample": options.sample, "ops": options.ops, "cold_reps": options.coldReps,
-                         "batch": options.batch],
+                         "batch": options.batch, "churn_rounds": options.churnRounds, "churn_batch": options.churnBatch],
             "load_seconds": round3(loadSeconds),
         ]
 
@@ -418,9 +422,35 @@ struct Bench {
             disk["after_writes_bytes"] = directorySize(appDir).bytes
             log("upsert p99 \(upsert.block()["p99_ms"]!) delete p99 \(delete.block()["p99_ms"]!)")
         }
+
+        // 7. Churn: every item updated N times in batches (one batch per commit), then the disk again.
+        if options.churnRounds > 0 {
+            let churnStart = Date()
+            for round in 0..<options.churnRounds {
+                for chunk in stride(from: 0, to: items.count, by: options.churnBatch) {
+                    let slice = items[chunk..<min(chunk + options.churnBatch, items.count)].map { item -> CorpusItem in
+                        var changed = item
+                        changed.description += " churn\(round)"
+                        return changed
+                    }
+                    index.beginBatch()
+                    index.indexSearchableItems(slice.map(searchable), completionHandler: nil)
+                    try await index.endBatch(withClientState: Data("churn \(round) \(chunk)".utf8))
+                }
+                log("churn round \(round + 1) done")
+            }
+            let churnSeconds = Date().timeIntervalSince(churnStart)
+            let churned = directorySize(appDir).bytes
+            disk["churn_rounds"] = options.churnRounds
+            disk["churn_batch"] = options.churnBatch
+            disk["churned_bytes"] = churned
+            disk["churned_over_fresh"] = round3(Double(churned) / Double(max(fresh.bytes, 1)))
+            disk["churn_items_per_s"] = Int(Double(options.churnRounds * items.count) / churnSeconds)
+            log("churn: \(disk["churn_items_per_s"]!) items/s, disk \(churned / 1_000_000) MB (\(disk["churned_over_fresh"]!)× fresh)")
+        }
         result["disk"] = disk
 
-        // 7. Cold open to first result.
+        // 8. Cold open to first result.
         if !options.skip.contains("cold") {
             let query = corpusInfo["cold_open_query"] as? String ?? "python"
             var warm = Latencies(), evicted = Latencies()
