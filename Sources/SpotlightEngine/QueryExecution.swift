@@ -74,7 +74,8 @@ public struct QueryOptions: Sendable {
 }
 
 extension IndexStore {
-    /// Every non-expired item matching a compiled query, in index order.
+    /// Every non-expired item matching a compiled query: in index order, except that a query on one attribute's
+    /// word or prefix lists the items of its rarest terms first.
     public func items(matching query: CompiledQuery, plan: QueryPlan = .scan, options: QueryOptions = QueryOptions()) throws
         -> [StoredItem]
     {
@@ -118,15 +119,29 @@ extension IndexStore {
             }
             var lookup: TermLookup? = nil
             if case .candidates(let l) = plan {
-                let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
-                // Fetching items one by one only pays when they are a small part of the store.
-                if try l.estimatedCount(db) <= max(total / 4, 64) { lookup = l }
+                if case .tieredTerm = l {
+                    // Postings of one attribute's tiers name few items even when the word is everywhere else
+                    // (`keywords == "tex*"` against every item's `public.text` content type): stream them.
+                    lookup = l
+                } else {
+                    let total = try Self.approximateItemCount(db)
+                    // Fetching items one by one only pays when they are a small part of the store.
+                    let threshold = max(total / 4, 64)
+                    if try l.estimatedCount(db, cap: threshold + 1) <= threshold { lookup = l }
+                }
             }
-            if let lookup {
+            let fetch = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+            if case .tieredTerm(let word, let prefix, let tiers)? = lookup {
+                // One attribute's word or prefix (the common `keywords == "natural*"cwdt`): the first matches are
+                // delivered before the rarer terms' postings are all read. Items come rarest term first.
+                try TermLookup.forEachPosting(db, word: word, prefix: prefix, tiers: tiers) { id in
+                    guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { return true }
+                    return try consider(row)
+                }
+            } else if let lookup {
                 let ids = try lookup.candidateIDs(db)
-                let statement = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
                 for id in ids.sorted() {
-                    guard let row = try Row.fetchOne(statement, arguments: [id, now]) else { continue }
+                    guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { continue }
                     if try !consider(row) { break }
                 }
             } else {
@@ -185,6 +200,13 @@ extension IndexStore {
         }
     }
 
+    /// About how many item rows the file has: the largest row id, read from the B-tree's edge instead of counting
+    /// (a million rows take 10–100 ms to count). Row ids only grow, so this overestimates after deletions, which
+    /// only makes the planners' "small part of the store" thresholds more generous.
+    static func approximateItemCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM item") ?? 0
+    }
+
     /// The number of item rows in the file, expired ones not yet purged included.
     public func rowCount() throws -> Int {
         try read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") ?? 0 }
@@ -211,6 +233,9 @@ public enum QueryPlan: Sendable {
 /// Intersections (`all`) and unions (`any`) combine lookups.
 public indirect enum TermLookup: Sendable, Hashable {
     case term(String, prefix: Bool)
+    /// Like `term`, but only postings whose tier mask meets `tiers` (`TextIndexer`'s bits): the term occurs in an
+    /// attribute of those tiers. `keywords == "dja*"` needs a keyword-tier posting, not any posting of `django`.
+    case tieredTerm(String, prefix: Bool, tiers: UInt8)
     /// Items with a number or date value of the attribute in `lower...upper`.
     case range(String, lower: Double, upper: Double)
     case all([TermLookup])
@@ -219,14 +244,9 @@ public indirect enum TermLookup: Sendable, Hashable {
     func candidateIDs(_ db: Database) throws -> Set<Int64> {
         switch self {
         case .term(let word, let prefix):
-            var ids = Set<Int64>()
-            let sql = prefix
-                ? "SELECT p.item FROM term t JOIN posting p ON p.term = t.id WHERE t.text >= ? AND t.text < ?"
-                : "SELECT p.item FROM term t JOIN posting p ON p.term = t.id WHERE t.text = ?"
-            let arguments: StatementArguments = prefix ? [word, word + "\u{10FFFF}"] : [word]
-            let cursor = try Int64.fetchCursor(db, sql: sql, arguments: arguments)
-            while let id = try cursor.next() { ids.insert(id) }
-            return ids
+            return try Self.postings(db, word: word, prefix: prefix, tiers: nil)
+        case .tieredTerm(let word, let prefix, let tiers):
+            return try Self.postings(db, word: word, prefix: prefix, tiers: tiers)
         case .all(let parts):
             // Intersect the selective parts; a part far larger than the smallest adds little and costs much.
             let estimates = try parts.map { try $0.estimatedCount(db) }
@@ -247,5 +267,41 @@ public indirect enum TermLookup: Sendable, Hashable {
             while let id = try cursor.next() { ids.insert(id) }
             return ids
         }
+
+    }
+
+    /// Calls `body` once with each item that has a posting of the word (or of a term it starts) in `tiers`, terms
+    /// with the fewest postings first, until `body` returns false.
+    static func forEachPosting(_ db: Database, word: String, prefix: Bool, tiers: UInt8,
+                               _ body: (Int64) throws -> Bool) throws {
+        let terms = prefix
+            ? try Int64.fetchAll(db, sql: "SELECT id FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY df, text",
+                                 arguments: [word, word + "\u{10FFFF}"])
+            : try Int64.fetchAll(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word])
+        let statement = try db.cachedStatement(sql: "SELECT item FROM posting WHERE term = ? AND (tiers & ?) != 0")
+        var seen = Set<Int64>()
+        for term in terms {
+            let cursor = try Int64.fetchCursor(statement, arguments: [term, Int(tiers)])
+            while let id = try cursor.next() {
+                guard seen.insert(id).inserted else { continue }
+                if try !body(id) { return }
+            }
+        }
+    }
+
+    private static func postings(_ db: Database, word: String, prefix: Bool, tiers: UInt8?) throws -> Set<Int64> {
+        var ids = Set<Int64>()
+        var sql = prefix
+            ? "SELECT p.item FROM term t JOIN posting p ON p.term = t.id WHERE t.text >= ? AND t.text < ?"
+            : "SELECT p.item FROM term t JOIN posting p ON p.term = t.id WHERE t.text = ?"
+        var arguments: StatementArguments = prefix ? [word, word + "\u{10FFFF}"] : [word]
+        if let tiers {
+            sql += " AND (p.tiers & ?) != 0"
+            arguments += [Int(tiers)]
+        }
+        let statement = try db.cachedStatement(sql: sql)
+        let cursor = try Int64.fetchCursor(statement, arguments: arguments)
+        while let id = try cursor.next() { ids.insert(id) }
+        return ids
     }
 }

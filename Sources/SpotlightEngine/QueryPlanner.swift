@@ -29,7 +29,7 @@ private struct Planning {
     func lookup(_ expression: QueryExpression) -> TermLookup? {
         switch expression {
         case .and(let parts):
-            let lookups = parts.compactMap(lookup)
+            let lookups = Self.mergingRanges(parts.compactMap(lookup))
             if lookups.isEmpty { return nil }
             return lookups.count == 1 ? lookups[0] : .all(lookups)
         case .or(let parts):
@@ -49,6 +49,27 @@ private struct Planning {
         }
     }
 
+    /// `date >= a && date < b` is one range, not the intersection of two half-open ones (each may name most of
+    /// the store): ranges of one attribute under `&&` narrow to their overlap.
+    static func mergingRanges(_ lookups: [TermLookup]) -> [TermLookup] {
+        var result: [TermLookup] = []
+        var ranges: [String: (lower: Double, upper: Double)] = [:]
+        var order: [String] = []
+        for lookup in lookups {
+            guard case .range(let attribute, let lower, let upper) = lookup else {
+                result.append(lookup)
+                continue
+            }
+            if let existing = ranges[attribute] {
+                ranges[attribute] = (max(existing.lower, lower), min(existing.upper, upper))
+            } else {
+                ranges[attribute] = (lower, upper)
+                order.append(attribute)
+            }
+        }
+        return order.map { .range($0, lower: ranges[$0]!.lower, upper: ranges[$0]!.upper) } + result
+    }
+
     private static let unindexedAttributes: Set<String> = [
         "uniqueIdentifier", "kMDItemIdentifier", "expirationDate",
     ]
@@ -59,8 +80,10 @@ private struct Planning {
         switch comparison.value {
         case .string(let pattern):
             guard comparison.operator == .equal, !pattern.isPresenceTest else { return nil }
-            // The query language says which index terms every matching value must have.
-            return pattern.indexRequirement.map(Self.lookup)
+            // The query language says which index terms every matching value must have, and the attribute which
+            // tiers their postings carry.
+            let tiers = Self.tiers(of: comparison.attribute)
+            return pattern.indexRequirement.map { Self.lookup($0, tiers: tiers) }
         case .number(let n):
             range = (n, n)
         case .bool(let b):
@@ -103,29 +126,40 @@ private struct Planning {
         }
     }
 
-    static func lookup(_ requirement: IndexRequirement) -> TermLookup {
+    static func lookup(_ requirement: IndexRequirement, tiers: UInt8) -> TermLookup {
         switch requirement {
-        case .term(let key, let prefix): return .term(key, prefix: prefix)
-        case .all(let parts): return .all(parts.map(lookup))
-        case .any(let parts): return .any(parts.map(lookup))
+        case .term(let key, let prefix): return .tieredTerm(key, prefix: prefix, tiers: tiers)
+        case .all(let parts): return .all(parts.map { lookup($0, tiers: tiers) })
+        case .any(let parts): return .any(parts.map { lookup($0, tiers: tiers) })
         }
+    }
+
+    /// The tier bits (`TextIndexer`) an attribute's terms are posted with, as `StoredItemQueryView` resolves names:
+    /// `*` reads every free-text tier; a catalog attribute (or its `kMDItem…` alias) its own tier; any other name
+    /// a custom key, posted in the body tier when searchable by default and as metadata otherwise.
+    static func tiers(of attribute: AttributeReference) -> UInt8 {
+        guard let name = attribute.name else { return TextIndexer.freeTextMask }
+        if name == "domainIdentifier" { return TextIndexer.metadataBit | TextIndexer.tierBit(forAttribute: name)! }
+        if AttributeCatalog.descriptor(named: name) != nil { return TextIndexer.tierBit(forAttribute: name) ?? 0xFF }
+        return TextIndexer.metadataBit | (1 << 3)
     }
 }
 
 extension TermLookup {
-    /// An upper bound of the number of items the lookup names, from document frequencies.
-    func estimatedCount(_ db: Database) throws -> Int {
+    /// An upper bound of the number of items the lookup names, from document frequencies; ranges are counted in
+    /// the value index up to `cap` (a count at the cap means "at least the cap").
+    func estimatedCount(_ db: Database, cap: Int = 200_000) throws -> Int {
         switch self {
-        case .term(let word, let prefix):
+        case .term(let word, let prefix), .tieredTerm(let word, let prefix, _):
             return try IndexStore.documentFrequency(db, word: word, prefix: prefix)
         case .all(let parts):
-            return try parts.map { try $0.estimatedCount(db) }.min() ?? 0
+            return try parts.map { try $0.estimatedCount(db, cap: cap) }.min() ?? 0
         case .any(let parts):
-            return try parts.reduce(0) { $0 + (try $1.estimatedCount(db)) }
+            return try parts.reduce(0) { $0 + (try $1.estimatedCount(db, cap: cap)) }
         case .range(let attribute, let lower, let upper):
             return try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM (SELECT 1 FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ? LIMIT 200000)
-                """, arguments: [attribute, lower, upper]) ?? 0
+                SELECT count(*) FROM (SELECT 1 FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ? LIMIT ?)
+                """, arguments: [attribute, lower, upper, max(cap, 1)]) ?? 0
         }
     }
 }

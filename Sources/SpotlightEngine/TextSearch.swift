@@ -126,30 +126,33 @@ extension IndexStore {
             }
         }
         return try read { db in
-            // A selective filter restricts the candidates from the start.
-            var filterIDs: Set<Int64>? = nil
-            if let lookup = options.filterLookup {
-                let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
-                if try lookup.estimatedCount(db) <= max(total / 20, 2_000) {
-                    filterIDs = try lookup.candidateIDs(db)
-                    if filterIDs?.isEmpty == true { return [] }
-                }
-            }
-            if filterIDs == nil, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
+            // One short word: its score-ordered prefix list, walked until the top k are certain (with a filter,
+            // until enough of the list passes it).
+            if options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
                let hits = try Self.searchShortPrefix(db, words[0], options: options, staleList: &staleList) {
                 return hits
             }
+            // A filter that keeps at most a quarter of the items restricts the candidates from the start.
+            var filterIDs: Set<Int64>? = nil
+            if let lookup = options.filterLookup {
+                let total = try Self.approximateItemCount(db)
+                let threshold = max(total / 4, 2_000)
+                if try lookup.estimatedCount(db, cap: threshold + 1) <= threshold {
+                    filterIDs = try lookup.candidateIDs(db)
+                    if filterIDs?.isEmpty == true { return [] }
+                }
+            }
             if staleList { hotPrefix = words[0] }
-            // Candidate items → per-word best match.
-            var candidates: [Int64: [RankingExplanation.WordMatch]]? = filterIDs.map { ids in
-                Dictionary(uniqueKeysWithValues: ids.map { ($0, []) })
+            // Candidate items → their summed word points; each word's best matches kept compactly.
+            var candidates: [Int64: Int32]? = filterIDs.map { ids in
+                Dictionary(uniqueKeysWithValues: ids.map { ($0, 0) })
             }
             if words.isEmpty, candidates == nil {
                 candidates = [:]
                 for id in try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC LIMIT ?",
                                              arguments: [now, max(options.limit, 1) * 4]) {
-                    candidates?[id] = []
+                    candidates?[id] = 0
                 }
             }
             // Words with the fewest postings first, so the candidate set shrinks fast.
@@ -158,80 +161,49 @@ extension IndexStore {
                 return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix))
             }.sorted { $0.1 < $1.1 }
             var forward: [Int64: [String: UInt8]] = [:]
-            for (i, _) in order {
+            var matched = [WordMatches?](repeating: nil, count: words.count)
+            for (i, frequency) in order {
                 let word = words[i]
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
-                let frequency = order.first { $0.0 == i }?.1 ?? 0
                 let typos = options.typoTolerance && frequency < Typos.expansionThreshold
-                let matches: [Int64: RankingExplanation.WordMatch]
-                if let current = candidates, current.count <= Self.forwardCheckLimit {
+                var matches: WordMatches
+                if let current = candidates,
+                   current.count <= max(Self.forwardCheckLimit, frequency / Self.postingsPerForwardCheck) {
                     // Few candidates left: read their words instead of the word's postings.
                     try Self.loadTerms(db, ids: current.keys.filter { forward[$0] == nil }, into: &forward)
-                    var found: [Int64: RankingExplanation.WordMatch] = [:]
+                    matches = WordMatches(word: word)
                     for item in current.keys {
-                        if let match = Self.forwardMatch(word, prefix: isPrefix, terms: forward[item] ?? [:],
-                                                         typos: typos) {
-                            found[item] = match
+                        if let match = Self.forwardMatch(word, prefix: isPrefix, terms: forward[item] ?? [:], typos: typos) {
+                            let number = matches.number(of: match.matchedTerm)
+                            matches.best[item] = PackedMatch(term: number, kind: match.kind, tier: UInt8(match.tier),
+                                                             points: match.points)
                         }
                     }
-                    matches = found
                 } else {
-                    matches = try Self.postings(db, word: word, prefix: isPrefix, restrictTo: candidates.map { Set($0.keys) },
-                                                typos: typos)
+                    matches = try Self.wordMatches(db, word: word, prefix: isPrefix, restrictTo: candidates, typos: typos)
                 }
-                var next: [Int64: [RankingExplanation.WordMatch]] = [:]
-                for (item, match) in matches {
+                var next: [Int64: Int32] = [:]
+                next.reserveCapacity(matches.best.count)
+                matches.best.forEach { item, match in
                     if let previous = candidates {
-                        guard var list = previous[item] else { continue }
-                        list.append(match)
-                        next[item] = list
+                        guard let sum = previous[item] else { return }
+                        next[item] = sum + match.units
                     } else {
-                        next[item] = [match]
+                        next[item] = match.units
                     }
                 }
+                matched[i] = matches
                 candidates = next
                 if next.isEmpty { break }
             }
             guard let candidates, !candidates.isEmpty else { return [] }
+            // A long prefix with many matches of its own (not typo matches, which a list cannot hold) gets a list.
             if words.count == 1, options.lastWordIsPrefix, filterIDs == nil,
                (PrefixLists.eagerPrefixLength + 1...PrefixLists.maxPrefixLength).contains(words[0].unicodeScalars.count),
-               candidates.count >= PrefixLists.hotThreshold {
+               candidates.count >= PrefixLists.hotThreshold, order[0].1 >= PrefixLists.hotThreshold {
                 hotPrefix = words[0]
             }
-
-            // Static signals for the candidates.
-            var scored: [(id: Int64, score: Double, explanation: RankingExplanation, uid: String)] = []
-            scored.reserveCapacity(candidates.count)
-            let ids = Array(candidates.keys)
-            for chunk in stride(from: 0, to: ids.count, by: 500) {
-                let slice = ids[chunk..<min(chunk + 500, ids.count)]
-                let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT id, uid, hint, lastUsed FROM item WHERE id IN (\(placeholders)) AND expires > ?
-                    """, arguments: StatementArguments(slice.map { $0 as any DatabaseValueConvertible } + [now]))
-                while let row = try rows.next() {
-                    let id: Int64 = row["id"]
-                    let uid: String = row["uid"]
-                    var explanation = RankingExplanation()
-                    explanation.words = candidates[id] ?? []
-                    explanation.rankingHintPoints = Ranking.hintPoints(row["hint"])
-                    explanation.recencyPoints = Ranking.recencyPoints(lastUsed: row["lastUsed"], now: options.now)
-                    explanation.engagementPoints = options.boosts[uid] ?? 0
-                    scored.append((id, explanation.total, explanation, uid))
-                }
-            }
-            scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.uid < $1.uid }
-
-            var hits: [SearchHit] = []
-            for candidate in scored {
-                if options.limit > 0, hits.count >= options.limit { break }
-                guard let row = try Row.fetchOne(db, sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ?",
-                                                 arguments: [candidate.id]) else { continue }
-                let item = try Self.storedItem(row)
-                if let filter = options.filter, !filter(item) { continue }
-                hits.append(SearchHit(item: item, score: candidate.score, explanation: candidate.explanation))
-            }
-            return hits
+            return try Self.topHits(db, candidates: candidates, words: matched.compactMap { $0 }, options: options)
         }
     }
 
@@ -242,20 +214,21 @@ extension IndexStore {
         -> [SearchHit]?
     {
         guard let list = try PrefixLists.list(word, db: db) else { return nil }
-        var ids = list.entries.map(\.item)
-        if !options.boosts.isEmpty {
-            let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
-            for uid in options.boosts.keys {
-                if let id = try Int64.fetchOne(lookup, arguments: [uid]) { ids.append(id) }
-            }
+        // A list holds prefix matches only. A word with fewer than `expansionThreshold` postings is also matched
+        // with typos (which a list of its prefix cannot know of): rank it the full way. (Ten entries or more imply
+        // ten postings or more, so only short lists need the count.)
+        if options.typoTolerance, list.entries.count < Typos.expansionThreshold,
+           try documentFrequency(db, word: word, prefix: true) < Typos.expansionThreshold {
+            return nil
         }
         let statement = try db.cachedStatement(sql: """
             SELECT uid, domain, expires, attrs, hint, lastUsed FROM item WHERE id = ? AND expires > ?
             """)
         var hits: [SearchHit] = []
         var seen = Set<Int64>()
-        for id in ids where seen.insert(id).inserted {
-            guard let row = try Row.fetchOne(statement, arguments: [id, options.now.timeIntervalSinceReferenceDate]) else { continue }
+        func score(_ id: Int64) throws {
+            guard seen.insert(id).inserted,
+                  let row = try Row.fetchOne(statement, arguments: [id, options.now.timeIntervalSinceReferenceDate]) else { return }
             let item = try storedItem(row)
             var best: RankingExplanation.WordMatch?
             for (term, tiers) in TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes)
@@ -267,8 +240,8 @@ extension IndexStore {
                     best = .init(queryWord: word, matchedTerm: term, kind: kind, tier: tier, points: points)
                 }
             }
-            guard let best else { continue }
-            if let filter = options.filter, !filter(item) { continue }
+            guard let best else { return }
+            if let filter = options.filter, !filter(item) { return }
             var explanation = RankingExplanation()
             explanation.words = [best]
             explanation.rankingHintPoints = Ranking.hintPoints(row["hint"])
@@ -276,20 +249,45 @@ extension IndexStore {
             explanation.engagementPoints = options.boosts[item.uniqueIdentifier] ?? 0
             hits.append(SearchHit(item: item, score: explanation.total, explanation: explanation))
         }
-        hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.item.uniqueIdentifier < $1.item.uniqueIdentifier }
+        func ranked(_ a: SearchHit, _ b: SearchHit) -> Bool {
+            a.score != b.score ? a.score > b.score : a.item.uniqueIdentifier < b.item.uniqueIdentifier
+        }
+        // An item's score is at most its key (recency only decays since the key was computed), except for
+        // engagement, which the keys leave out: engaged items are scored first, wherever they are.
+        if !options.boosts.isEmpty {
+            let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
+            for uid in options.boosts.keys {
+                if let id = try Int64.fetchOne(lookup, arguments: [uid]) { try score(id) }
+            }
+        }
         let wanted = options.limit > 0 ? options.limit : Int.max
-        if !list.complete {
-            // Exact only if nothing outside the list can beat the k-th hit: an outsider's score is at most its list
-            // key (recency only decays since the key was computed), which is at most the smallest in the list.
-            guard options.limit > 0, hits.count >= wanted, let smallest = list.entries.last else { return nil }
-            // Ties with the smallest key are ordered by identifier in the list as in the ranking.
+        let tolerance = 1e-9
+        /// Whether the k-th hit so far beats every item whose key is at most `entry`'s, identifiers breaking ties.
+        func settled(before entry: PrefixLists.Entry) -> Bool {
+            guard options.limit > 0, hits.count >= wanted else { return false }
+            hits.sort(by: ranked)
             let kth = hits[wanted - 1]
-            let tolerance = 1e-9
-            let safe = kth.score > smallest.key + tolerance
-                || (kth.score >= smallest.key - tolerance && kth.item.uniqueIdentifier < smallest.uid)
-            if !safe {
+            return kth.score > entry.key + tolerance
+                || (kth.score >= entry.key - tolerance && kth.item.uniqueIdentifier < entry.uid)
+        }
+        // Entries in key order: stop as soon as the rest cannot enter the top k.
+        var exhausted = true
+        for entry in list.entries {
+            if settled(before: entry) {
+                exhausted = false
+                break
+            }
+            try score(entry.item)
+        }
+        hits.sort(by: ranked)
+        if exhausted, !list.complete {
+            // Exact only if nothing outside the list can beat the k-th hit: an outsider's score is at most its list
+            // key, which is at most the smallest in the list.
+            guard let smallest = list.entries.last, settled(before: smallest) else {
                 PrefixLists.fallbacks.withLock { $0 += 1 }
-                staleList = true
+                // Without a filter the list fell short because its keys' recency went stale: rebuild it. (A filter
+                // that rejects most of the list is no reason to rewrite it on every search.)
+                if options.filter == nil { staleList = true }
                 return nil
             }
         }
@@ -299,6 +297,10 @@ extension IndexStore {
 
     /// Below this many candidates, further words are checked on the candidates' own words.
     static let forwardCheckLimit = 2_000
+    /// Reading and tokenizing one candidate costs about as much as reading this many postings (measured on the
+    /// PyPI corpus: ~40 µs against ~0.2 µs), so a word with more postings than this many times the candidates is
+    /// checked on the candidates instead (`p` within one Debian section: 4,000 items, 2 million postings).
+    static let postingsPerForwardCheck = 200
 
     /// Reads and tokenizes the given items' attributes.
     static func loadTerms(_ db: Database, ids: [Int64], into terms: inout [Int64: [String: UInt8]]) throws {
@@ -347,80 +349,5 @@ extension IndexStore {
                                     arguments: [word, word + "\u{10FFFF}"]) ?? 0
         }
         return try Int.fetchOne(db, sql: "SELECT df FROM term WHERE text = ?", arguments: [word]) ?? 0
-    }
-
-    /// The best free-text match of `word` in each item that has one: the term itself, terms it starts (when it is
-    /// a prefix), and terms within its typo budget (`Typos`).
-    static func postings(_ db: Database, word: String, prefix: Bool, restrictTo: Set<Int64>?, typos: Bool = true) throws
-        -> [Int64: RankingExplanation.WordMatch]
-    {
-        var terms: [(id: Int64, text: String, kind: RankingExplanation.MatchKind)] = []
-        var frequencies: [Int64: Int] = [:]
-        if prefix {
-            let rows = try Row.fetchAll(db, sql: "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0",
-                                        arguments: [word, word + "\u{10FFFF}"])
-            terms = rows.map { ($0["id"], $0["text"], ($0["text"] as String) == word ? .exact : .prefix) }
-            for row in rows { frequencies[row["id"]] = row["df"] }
-        } else if let row = try Row.fetchOne(db, sql: "SELECT id, df FROM term WHERE text = ? AND df > 0", arguments: [word]) {
-            terms = [(row["id"], word, .exact)]
-            frequencies[row["id"]] = row["df"]
-        }
-        if typos {
-            let budget = Typos.budget(for: word)
-            if budget > 0 {
-                let known = Set(terms.map(\.id))
-                terms += try Typos.neighbours(db, of: word, prefix: prefix, budget: budget)
-                    .filter { !known.contains($0.id) }
-                    .map { ($0.id, $0.text, .typo) }
-            }
-        }
-        var best: [Int64: RankingExplanation.WordMatch] = [:]
-        if prefix, restrictTo == nil || terms.count > 64 {
-            // One pass over the whole prefix range instead of one statement per term.
-            let cursor = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT p.item, p.tiers, t.text FROM term t JOIN posting p ON p.term = t.id
-                WHERE t.text >= ? AND t.text < ? AND t.df > 0
-                """), arguments: [word, word + "\u{10FFFF}"])
-            while let row = try cursor.next() {
-                guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: row[1] as Int)) else { continue }
-                let text: String = row[2]
-                let kind: RankingExplanation.MatchKind = text == word ? .exact : .prefix
-                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
-                let item: Int64 = row[0]
-                if let restrictTo, !restrictTo.contains(item) { continue }
-                if let existing = best[item], existing.points > points || (existing.points == points && existing.matchedTerm <= text) {
-                    continue
-                }
-                best[item] = .init(queryWord: word, matchedTerm: text, kind: kind, tier: tier, points: points)
-            }
-            terms.removeAll { $0.kind != .typo }
-        }
-        let statement = try db.cachedStatement(sql: "SELECT item, tiers FROM posting WHERE term = ?")
-        let pointStatement = try db.cachedStatement(sql: "SELECT tiers FROM posting WHERE term = ? AND item = ?")
-        for term in terms {
-            let kind = term.kind
-            func consider(_ item: Int64, _ tiers: UInt8) {
-                guard let tier = TextIndexer.bestTier(tiers) else { return }
-                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
-                if let existing = best[item], existing.points >= points { return }
-                best[item] = .init(queryWord: word, matchedTerm: term.text, kind: kind, tier: tier, points: points)
-            }
-            // Few candidates against a long posting list: look each one up instead of reading the list.
-            if let restrictTo, restrictTo.count * 4 < (frequencies[term.id] ?? 0) {
-                for item in restrictTo {
-                    if let tiers = try Int.fetchOne(pointStatement, arguments: [term.id, item]) {
-                        consider(item, UInt8(truncatingIfNeeded: tiers))
-                    }
-                }
-                continue
-            }
-            let cursor = try Row.fetchCursor(statement, arguments: [term.id])
-            while let row = try cursor.next() {
-                let item: Int64 = row[0]
-                if let restrictTo, !restrictTo.contains(item) { continue }
-                consider(item, UInt8(truncatingIfNeeded: row[1] as Int))
-            }
-        }
-        return best
     }
 }

@@ -290,6 +290,19 @@ final class IndexStoreTests: XCTestCase {
         }
     }
 
+    func testTypoMatchesNeverComeFromPrefixLists() throws {
+        // 1,200 items match "controz" only through a typo: no list for "controz" may be made, and one that exists
+        // (an older version made them) must not hide the typo matches.
+        try store.apply((0..<1_200).map { .upsert(item("c\($0)", title: "control \($0)")) }, now: now)
+        XCTAssertEqual(try search("controz").count, 20)
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertNil(try store.read { try PrefixLists.list("controz", db: $0) }, "typo matches make no list")
+        try store.pool.write { try PrefixLists.create("controz", db: $0) }
+        XCTAssertEqual(try store.read { try PrefixLists.list("controz", db: $0) }?.entries.count, 0)
+        XCTAssertEqual(try search("controz").count, 20, "an empty list of the typed prefix does not answer")
+        XCTAssertEqual(try search("prnit").count, 0)
+    }
+
     func testLongPrefixesWithManyMatchesGetListsThatWritersKeep() throws {
         try store.apply((0..<1_200).map { .upsert(item("m\($0)", title: "module\($0)", hint: $0 % 100)) }, now: now)
         XCTAssertNil(try store.read { try PrefixLists.list("modu", db: $0) })

@@ -33,6 +33,12 @@ final class QueryPlannerTests: XCTestCase {
             item("m2", ["displayName": .string("MyWindowClass"), "rankingHint": .int(55)],
                  custom: ["com_acme_priority": CustomAttribute(value: .int(3))]),
             item("m3", ["title": .string("Lunch?"), "contentCreationDate": .date(now)]),
+            // The same words in different attributes, so a lookup that reads the wrong tier's postings shows.
+            item("t1", ["title": .string("Utah trails"), "contentDescription": .string("natural arches and bridges"),
+                        "keywords": .array([.string("hiking")]), "contentType": .string("public.text")],
+                 custom: ["com_acme_note": CustomAttribute(value: .string("bridges at dawn"), isSearchableByDefault: true),
+                          "com_acme_code": CustomAttribute(value: .string("utah-42"))]),
+            item("t2", ["keywords": .array([.string("text"), .string("natural")]), "contentType": .string("public.text")]),
         ], now: now)
     }
 
@@ -51,6 +57,14 @@ final class QueryPlannerTests: XCTestCase {
             "supportsPhoneCall == true", "com_acme_priority > 2", "com_acme_priority == 3",
             #"rankingHint > 5 && title == "*review*"c"#, #"(rankingHint > 70 || title == "lunch*"c) && !(title == "x")"#,
             #"title == "Lunch\?""#, #"domainIdentifier == "docs""#, "true", #"title == "*""#,
+            #"keywords == "natural*"cwdt"#, #"keywords == "tex*"cwdt"#, #"keywords == "utah*"cwdt"#,
+            #"kMDItemKeywords == "hik*"cwdt"#, #"contentDescription == "bridge*"cwdt"#, #"kMDItemTitle == "utah*"cwd"#,
+            #"contentType == "public.text""#, #"contentType == "text*"cwd"#, #"com_acme_note == "dawn*"cwd"#,
+            #"com_acme_code == "utah*"cwd"#, #"com_acme_note == "utah*"cwd"#, #"* == "dawn*"cwd"#, #"** == "hiking"cwd"#,
+            #"* == "utah*"cwd && keywords == "hik*"cwd"#, #"keywords == "natural*"cwd || title == "natural*"cwd"#,
+            #"domainIdentifier == "misc*"c"#,
+            "rankingHint >= 10 && rankingHint < 60", "rankingHint > 60 && rankingHint < 10",
+            "contentCreationDate >= $time.today(-50) && contentCreationDate < $time.today && rankingHint > 1",
         ]
         for query in queries {
             let expression = try QueryParser.parse(query)
@@ -61,6 +75,35 @@ final class QueryPlannerTests: XCTestCase {
                                           options: options).map(\.uniqueIdentifier).sorted()
             XCTAssertEqual(planned, scan, query)
         }
+    }
+
+    func testAttributeLookupsReadOnlyThatAttributesTierPostings() throws {
+        func count(_ q: String) throws -> Int {
+            guard let lookup = QueryPlanner.lookup(try QueryParser.parse(q), now: now, calendar: calendar) else { return -1 }
+            return try store.read { try lookup.candidateIDs($0).count }
+        }
+        XCTAssertEqual(try count(#"keywords == "tex*"cwdt"#), 1, "t2's keyword, not every item's public.text content type")
+        XCTAssertEqual(try count(#"contentType == "text*"cwd"#), 2)
+        XCTAssertEqual(try count(#"keywords == "natural*"cwdt"#), 1, "d1 and t1 have the word in other attributes")
+        XCTAssertEqual(try count(#"* == "natural*"cwdt"#), 3)
+        XCTAssertEqual(try count(#"com_acme_note == "bridges"cwdt"#), 1, "t1's custom note (or d1's title: body tier only)")
+    }
+
+    func testAttributeQueriesStreamTheRarestTermsFirst() throws {
+        // Many items share `common`; one has `commonplace`: a limited query finds the rare term's item first.
+        try store.apply((0..<300).map { i in
+            .upsert(StoredItem(uniqueIdentifier: "k\(i)", expirationDate: now.addingTimeInterval(86_400),
+                               attributes: ["keywords": .array([.string(i == 299 ? "commonplace" : "common")])]))
+        }, now: now)
+        let expression = try QueryParser.parse(#"keywords == "common*"cwdt"#)
+        let plan = QueryPlanner.plan(expression, now: now, calendar: calendar)
+        let first = try store.items(matching: CompiledQuery(expression, now: now, calendar: calendar), plan: plan,
+                                    options: QueryOptions(limit: 1, now: now))
+        XCTAssertEqual(first.map(\.uniqueIdentifier), ["k299"])
+        let all = try store.items(matching: CompiledQuery(expression, now: now, calendar: calendar), plan: plan,
+                                  options: QueryOptions(limit: 0, now: now))
+        XCTAssertEqual(all.count, 300)
+        XCTAssertEqual(Set(all.map(\.uniqueIdentifier)).count, 300, "each item once")
     }
 
     func testNumbersAndDatesPlanAsRanges() throws {
@@ -74,6 +117,13 @@ final class QueryPlannerTests: XCTestCase {
             return XCTFail("kMDItem aliases resolve to the attribute")
         }
         XCTAssertEqual(low, Date(timeIntervalSince1970: 1_740_787_200).timeIntervalSinceReferenceDate - 1)
+        guard case .range("rankingHint", 10, 60)? = try lookup("rankingHint >= 10 && rankingHint <= 60") else {
+            return XCTFail("two bounds of one attribute make one range")
+        }
+        guard case .all(let merged)? = try lookup("rankingHint >= 10 && rating > 2 && rankingHint <= 60"), merged.count == 2,
+              case .range("rankingHint", 10, 60) = merged[0] else {
+            return XCTFail("ranges merge per attribute")
+        }
         XCTAssertNil(try lookup("rankingHint != 3"))
         XCTAssertNil(try lookup("!(rankingHint > 3)"))
         guard case .all(let parts)? = try lookup(#"rankingHint > 3 && title == "a*""#), parts.count == 2 else {

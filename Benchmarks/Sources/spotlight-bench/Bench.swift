@@ -2,7 +2,7 @@
 // app uses it, printing the same JSON schema (`openspotlight-bench/1`) so the objects sit side by side.
 //
 //   spotlight-bench --corpus debian|pypi|both|tiny [--json] [--out FILE] [--smoke] [--sample N] [--ops N]
-//                   [--workdir DIR] [--skip phases] [--batch N]
+//                   [--workdir DIR] [--skip phases] [--batch N] [--reuse]
 import Foundation
 import OpenCoreSpotlight
 import SpotlightEngine
@@ -24,6 +24,13 @@ struct Options {
     var batch = 10_000
     var churnRounds = 0
     var churnBatch = 10_000
+    /// Keep the index the previous run left in the work directory and skip the bulk phase (for profiling queries).
+    var reuse = false
+    /// Only time these user queries (each `--query TEXT`, optionally `--filter QUERY`) on the reused index, for
+    /// profiling one path.
+    var queries: [String] = []
+    var filter: String?
+    var repeats = 5
     var dataDirectory: String
     var queriesDirectory: String
 
@@ -55,6 +62,10 @@ struct Options {
             case "--skip": skip = Set(try value().split(separator: ",").map(String.init))
             case "--batch": batch = max(1, Int(try value()) ?? 10_000)
             case "--churn-rounds": churnRounds = max(0, Int(try value()) ?? 0)
+            case "--reuse": reuse = true
+            case "--query": queries.append(try value()); reuse = true
+            case "--filter": filter = try value()
+            case "--repeats": repeats = max(1, Int(try value()) ?? 5)
             case "--churn-batch": churnBatch = max(1, Int(try value()) ?? 10_000)
             case "--data": dataDirectory = try value()
             case "--queries": queriesDirectory = try value()
@@ -158,6 +169,14 @@ func searchable(_ item: CorpusItem) -> CSSearchableItem {
 struct Latencies {
     var samples: [Double] = []
     var empty = 0
+    /// The slowest labelled samples (query text), so a block says which queries make its p99.
+    var slowest: [(ms: Double, label: String)] = []
+
+    mutating func note(_ ms: Double, _ label: String) {
+        samples.append(ms)
+        slowest.append((ms, label))
+        if slowest.count > 40 { slowest = Array(slowest.sorted { $0.ms > $1.ms }.prefix(10)) }
+    }
 
     mutating func time(_ body: () throws -> Bool) rethrows {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -177,6 +196,9 @@ struct Latencies {
             "max_ms": round3(sorted.last ?? 0), "mean_ms": round3(sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count)),
             "empty": empty,
         ]
+        if !slowest.isEmpty {
+            b["slowest"] = slowest.sorted { $0.ms > $1.ms }.prefix(10).map { ["query": $0.label, "ms": round3($0.ms)] as [String: Any] }
+        }
         for (k, v) in extra { b[k] = v }
         return b
     }
@@ -246,6 +268,19 @@ struct Bench {
         guard let corpusInfo = (manifest["corpora"] as? [String: Any])?[corpusName] as? [String: Any] else {
             throw BenchError("unknown corpus \(options.corpus)")
         }
+        if !options.queries.isEmpty {
+            OpenSpotlight.setRootDirectory(URL(fileURLWithPath: options.workdir + "/openspotlight-\(options.corpus)"))
+            OpenSpotlight.configure(applicationIdentifier: "org.openspotlight.bench")
+            for q in options.queries {
+                for _ in 0..<options.repeats {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let ids = try await userQuery(q, filter: options.filter)
+                    let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                    log("\(q): \(String(format: "%.2f", ms)) ms, \(ids.count) results, first \(ids.first ?? "-")")
+                }
+            }
+            return
+        }
         let loadStart = Date()
         let items: [CorpusItem]
         switch options.corpus {
@@ -260,7 +295,7 @@ struct Bench {
         let rssAfterLoad = procStatus("VmRSS")
 
         let home = options.workdir + "/openspotlight-\(options.corpus)"
-        try? FileManager.default.removeItem(atPath: home)
+        if !options.reuse { try? FileManager.default.removeItem(atPath: home) }
         OpenSpotlight.setRootDirectory(URL(fileURLWithPath: home))
         OpenSpotlight.configure(applicationIdentifier: "org.openspotlight.bench")
         let index = CSSearchableIndex(name: "bench")
@@ -277,7 +312,7 @@ struct Bench {
         // 1. Bulk index, durable: every batch's endBatch completed.
         resetPeak()
         let bulkStart = Date()
-        for chunk in stride(from: 0, to: items.count, by: options.batch) {
+        for chunk in stride(from: 0, to: options.reuse ? 0 : items.count, by: options.batch) {
             let slice = items[chunk..<min(chunk + options.batch, items.count)]
             index.beginBatch()
             index.indexSearchableItems(slice.map(searchable), completionHandler: nil)
@@ -286,14 +321,17 @@ struct Bench {
         }
         let bulkSeconds = Date().timeIntervalSince(bulkStart)
         let peakIndex = procStatus("VmHWM")
-        result["bulk_index"] = ["items": items.count, "seconds": round3(bulkSeconds),
-                                "items_per_s": Int(Double(items.count) / bulkSeconds)]
+        if !options.reuse {
+            result["bulk_index"] = ["items": items.count, "seconds": round3(bulkSeconds),
+                                    "items_per_s": Int(Double(items.count) / bulkSeconds)]
+        }
         let appDir = home + "/apps/org.openspotlight.bench"
         let raw = items.reduce(0) { $0 + $1.rawBytes }
         let fresh = directorySize(appDir)
         var disk: [String: Any] = ["raw_text_bytes": raw, "fresh_bytes": fresh.bytes, "fresh_files": fresh.files,
                                    "fresh_over_raw": round3(Double(fresh.bytes) / Double(max(raw, 1)))]
-        log("bulk: \(Int(Double(items.count) / bulkSeconds)) items/s, disk \(fresh.bytes / 1_000_000) MB")
+        log(options.reuse ? "reused the index: disk \(fresh.bytes / 1_000_000) MB"
+            : "bulk: \(Int(Double(items.count) / bulkSeconds)) items/s, disk \(fresh.bytes / 1_000_000) MB")
 
         // 2. Keystroke search.
         resetPeak()
@@ -311,7 +349,7 @@ struct Bench {
                     let start = DispatchTime.now().uptimeNanoseconds
                     ids = try await userQuery(q)
                     let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-                    l.samples.append(ms); all.samples.append(ms)
+                    l.note(ms, q); all.note(ms, q)
                     if ids.isEmpty { l.empty += 1; all.empty += 1 }
                 }
                 blocks[(file as NSString).deletingPathExtension] = l.block()
@@ -336,7 +374,7 @@ struct Bench {
                 var l = Latencies()
                 for (i, q) in queries.enumerated() {
                     let filter = set[i % set.count]["spotlight"] as? String
-                    try await l.timeAsync { !(try await userQuery(q, filter: filter)).isEmpty }
+                    try await l.timeAsync(label: q + " | " + (filter ?? "")) { !(try await userQuery(q, filter: filter)).isEmpty }
                 }
                 let fraction = set.compactMap { $0["fraction"] as? Double }.reduce(0, +) / Double(set.count)
                 classes[cls] = l.block(extra: ["queries": keystrokes, "filters": filterFile, "match_fraction": round3(fraction)])
@@ -350,7 +388,7 @@ struct Bench {
             var l = Latencies()
             for file in corpusInfo["attributes"] as? [String] ?? [] {
                 for q in lines(options.queriesDirectory + "/" + file).enumerated().filter({ $0.offset % options.sample == 0 }).map(\.element) {
-                    try await l.timeAsync {
+                    try await l.timeAsync(label: q) {
                         var n = 0
                         let query = CSSearchQuery(queryString: q, queryContext: nil)
                         for try await _ in query.results {
@@ -490,10 +528,11 @@ struct Bench {
 }
 
 extension Latencies {
-    mutating func timeAsync(_ body: () async throws -> Bool) async rethrows {
+    mutating func timeAsync(label: String? = nil, _ body: () async throws -> Bool) async rethrows {
         let start = DispatchTime.now().uptimeNanoseconds
         let found = try await body()
-        samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        if let label { note(ms, label) } else { samples.append(ms) }
         if !found { empty += 1 }
     }
 }

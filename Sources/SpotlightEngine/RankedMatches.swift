@@ -1,0 +1,324 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+// The full-ranking path of `IndexStore.search` (every match of every word, then the top k), kept compact: a common
+// pair like "for t" reads ~2M postings, so nothing per posting may allocate, and static signals are read only for
+// the candidates that can still reach the top k.
+
+/// One word's best match in an item, without strings: the matched term is an index into `WordMatches.terms`.
+struct PackedMatch {
+    var term: Int32
+    var kind: RankingExplanation.MatchKind
+    var tier: UInt8
+    var points: Double
+
+    /// The points in fifths: every word's points are a whole number of fifths (tier weight × 1, 0.8 or 0.6), so
+    /// sums of units are exact in any order and equal sums are equal word scores.
+    var units: Int32 { Int32((points * 5).rounded()) }
+}
+
+/// The best match of one query word in each item that has one.
+///
+/// Terms are numbered in the order they are met: a word's exact term and the terms it starts in text order, then
+/// its typo neighbours in text order. Equal points imply the same kind and tier (the point values of different
+/// kinds and tiers never coincide), so on a tie the lower number is the smaller text, as `forwardMatch` decides.
+struct WordMatches {
+    let word: String
+    private(set) var terms: [String] = []
+    private var numbers: [String: Int32] = [:]
+    var best: ItemMap<PackedMatch>
+
+    init(word: String, capacity: Int = 16) {
+        self.word = word
+        best = ItemMap(capacity: capacity)
+    }
+
+    mutating func number(of term: String) -> Int32 {
+        if let n = numbers[term] { return n }
+        let n = Int32(terms.count)
+        terms.append(term)
+        numbers[term] = n
+        return n
+    }
+
+    /// Keeps `match` for `item` if it beats the item's current best.
+    @inline(__always)
+    mutating func consider(_ item: Int64, _ match: PackedMatch) {
+        if let existing = best[item],
+           existing.points > match.points || (existing.points == match.points && existing.term <= match.term) {
+            return
+        }
+        best[item] = match
+    }
+
+    func explanation(for item: Int64) -> RankingExplanation.WordMatch? {
+        guard let m = best[item] else { return nil }
+        return .init(queryWord: word, matchedTerm: terms[Int(m.term)], kind: m.kind, tier: Int(m.tier), points: m.points)
+    }
+}
+
+/// A hash map from item ids (non-negative) to small values, with open addressing and a multiplicative hash:
+/// `Dictionary`'s seeded SipHash dominated scans of millions of postings.
+struct ItemMap<Value> {
+    private var keys: [Int64]
+    private var values: [Value?]
+    private var mask: Int
+    private var shift: UInt64
+    private(set) var count = 0
+
+    init(capacity: Int = 16) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        keys = Array(repeating: -1, count: size)
+        values = Array(repeating: nil, count: size)
+        mask = size - 1
+        shift = UInt64(64 - size.trailingZeroBitCount)
+    }
+
+    @inline(__always)
+    private func slot(_ key: Int64) -> Int {
+        var i = Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        while keys[i] != key && keys[i] != -1 { i = (i + 1) & mask }
+        return i
+    }
+
+    subscript(key: Int64) -> Value? {
+        get { values[slot(key)] }
+        set {
+            let i = slot(key)
+            if keys[i] == -1 {
+                guard let newValue else { return }
+                keys[i] = key
+                values[i] = newValue
+                count += 1
+                if count * 2 > keys.count { grow() }
+            } else if let newValue {
+                values[i] = newValue
+            } else {
+                // Removal is never needed here; keep the slot (a tombstone would complicate probing).
+                values[i] = nil
+            }
+        }
+    }
+
+    private mutating func grow() {
+        var bigger = ItemMap(capacity: keys.count)
+        for (k, v) in zip(keys, values) where k != -1 {
+            if let v { bigger[k] = v }
+        }
+        self = bigger
+    }
+
+    /// Every (key, value) pair, in no particular order.
+    func forEach(_ body: (Int64, Value) throws -> Void) rethrows {
+        for (k, v) in zip(keys, values) where k != -1 {
+            if let v { try body(k, v) }
+        }
+    }
+}
+
+/// A set of item ids as bits: membership tests on millions of postings without hashing.
+struct ItemBitset {
+    private var words: [UInt64]
+
+    init<S: Sequence>(_ ids: S, maximum: Int64) where S.Element == Int64 {
+        words = Array(repeating: 0, count: Int(max(maximum, 0) >> 6) + 1)
+        for id in ids where id >= 0 { words[Int(id >> 6)] |= 1 << UInt64(id & 63) }
+    }
+
+    @inline(__always)
+    func contains(_ id: Int64) -> Bool {
+        let w = Int(id >> 6)
+        return id >= 0 && w < words.count && words[w] & (1 << UInt64(id & 63)) != 0
+    }
+}
+
+extension IndexStore {
+    /// Steps a statement through SQLite's C API (GRDB binds the arguments), calling `row` with the raw handle.
+    static func forEachRawRow(_ db: Database, _ statement: Statement, _ arguments: StatementArguments,
+                              _ row: (OpaquePointer) throws -> Void) throws {
+        try statement.setArguments(arguments)
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            try row(handle)
+        }
+    }
+
+    /// The best free-text match of `word` in each item that has one (only items in `restrictTo` when given): the
+    /// term itself, terms it starts (when it is a prefix), and terms within its typo budget (`Typos`).
+    static func wordMatches(_ db: Database, word: String, prefix: Bool, restrictTo: [Int64: Int32]?, typos: Bool) throws
+        -> WordMatches
+    {
+        var result = WordMatches(word: word)
+        // (term id, number, kind, postings)
+        var terms: [(id: Int64, number: Int32, kind: RankingExplanation.MatchKind, df: Int)] = []
+        if prefix {
+            for row in try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY text
+                """), arguments: [word, word + "\u{10FFFF}"]) {
+                let text: String = row[1]
+                terms.append((row[0], result.number(of: text), text == word ? .exact : .prefix, row[2]))
+            }
+        } else if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, df FROM term WHERE text = ? AND df > 0"),
+                                             arguments: [word]) {
+            terms.append((row[0], result.number(of: word), .exact, row[1]))
+        }
+        if typos {
+            let budget = Typos.budget(for: word)
+            if budget > 0 {
+                let known = Set(terms.map(\.id))
+                for neighbour in try Typos.neighbours(db, of: word, prefix: prefix, budget: budget) where !known.contains(neighbour.id) {
+                    let df = try Int.fetchOne(db.cachedStatement(sql: "SELECT df FROM term WHERE id = ?"), arguments: [neighbour.id]) ?? 0
+                    terms.append((neighbour.id, result.number(of: neighbour.text), .typo, df))
+                }
+            }
+        }
+        if terms.isEmpty { return result }
+        let expected = min(restrictTo?.count ?? Int.max, terms.reduce(0) { $0 + $1.df })
+        if expected > 16 { result.best = ItemMap(capacity: min(expected, 1 << 20)) }
+        let bitset = restrictTo.map { ItemBitset($0.keys, maximum: $0.keys.max() ?? 0) }
+        var points = [[Double]](repeating: [0, 0, 0, 0], count: 3)
+        for (k, kind) in [RankingExplanation.MatchKind.exact, .prefix, .typo].enumerated() {
+            for tier in 0..<4 { points[k][tier] = Ranking.tierWeights[tier] * Ranking.kindFactor(kind) }
+        }
+        @inline(__always) func kindIndex(_ kind: RankingExplanation.MatchKind) -> Int {
+            kind == .exact ? 0 : (kind == .prefix ? 1 : 2)
+        }
+        var remaining = terms[...]
+        if prefix, restrictTo == nil || terms.count > 64 {
+            // One pass over the whole prefix range instead of one statement per term.
+            var numberOfID: [Int64: (Int32, RankingExplanation.MatchKind)] = [:]
+            for t in terms where t.kind != .typo { numberOfID[t.id] = (t.number, t.kind) }
+            var lastID: Int64 = -1
+            var current: (number: Int32, kind: RankingExplanation.MatchKind, row: [Double])? = nil
+            try forEachRawRow(db, db.cachedStatement(sql: """
+                SELECT p.term, p.item, p.tiers FROM term t JOIN posting p ON p.term = t.id
+                WHERE t.text >= ? AND t.text < ? AND t.df > 0
+                """), [word, word + "\u{10FFFF}"]) { h in
+                let termID = sqlite3_column_int64(h, 0)
+                if termID != lastID {
+                    lastID = termID
+                    current = numberOfID[termID].map { ($0.0, $0.1, points[kindIndex($0.1)]) }
+                }
+                guard let current else { return }
+                guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 2))) else { return }
+                let item = sqlite3_column_int64(h, 1)
+                if let bitset, !bitset.contains(item) { return }
+                result.consider(item, PackedMatch(term: current.number, kind: current.kind, tier: UInt8(tier),
+                                                  points: current.row[tier]))
+            }
+            remaining = terms.filter { $0.kind == .typo }[...]
+        }
+        let list = try db.cachedStatement(sql: "SELECT item, tiers FROM posting WHERE term = ?")
+        let point = try db.cachedStatement(sql: "SELECT tiers FROM posting WHERE term = ? AND item = ?")
+        for term in remaining {
+            let row = points[kindIndex(term.kind)]
+            // Few candidates against a long posting list: look each one up instead of reading the list.
+            if let restrictTo, restrictTo.count * 4 < term.df {
+                for item in restrictTo.keys {
+                    guard let tiers = try Int.fetchOne(point, arguments: [term.id, item]),
+                          let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: tiers)) else { continue }
+                    result.consider(item, PackedMatch(term: term.number, kind: term.kind, tier: UInt8(tier), points: row[tier]))
+                }
+                continue
+            }
+            try forEachRawRow(db, list, [term.id]) { h in
+                let item = sqlite3_column_int64(h, 0)
+                if let bitset, !bitset.contains(item) { return }
+                guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 1))) else { return }
+                result.consider(item, PackedMatch(term: term.number, kind: term.kind, tier: UInt8(tier), points: row[tier]))
+            }
+        }
+        return result
+    }
+
+    /// The top `options.limit` hits (all when 0) among candidates with their summed word units, exactly as if
+    /// every candidate were scored and sorted by (score, identifier), the filter applied in that order.
+    ///
+    /// `words` are the query's words in query order. Static signals (hint, recency: together at most `maxStatic`) and
+    /// identifiers are read a bucket of equal word units at a time, best bucket first, and reading stops once `limit` hits that pass the filter score above
+    /// anything an unread bucket can reach. Engaged items (boosts) are read first, since their bound is higher.
+    static func topHits(_ db: Database, candidates: [Int64: Int32], words: [WordMatches], options: TextSearchOptions)
+        throws -> [SearchHit]
+    {
+        let now = options.now.timeIntervalSinceReferenceDate
+        let maxStatic = Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints
+        var boosted: [Int64] = []
+        if !options.boosts.isEmpty {
+            let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
+            for uid in options.boosts.keys {
+                if let id = try Int64.fetchOne(lookup, arguments: [uid]), candidates[id] != nil { boosted.append(id) }
+            }
+        }
+        let boostedSet = Set(boosted)
+        var buckets: [Int32: [Int64]] = [:]
+        for (id, points) in candidates where !boostedSet.contains(id) { buckets[points, default: []].append(id) }
+        let levels = buckets.keys.sorted(by: >)
+
+        struct Scored { var id: Int64; var score: Double; var uid: String; var hint: Double?; var lastUsed: Double? }
+        var pool: [Scored] = []
+        let staticRow = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed FROM item WHERE id = ? AND expires > ?")
+        func read(_ ids: [Int64]) throws {
+            for id in ids {
+                try forEachRawRow(db, staticRow, [id, now]) { h in
+                    let uid = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(h, 0),
+                                                                   count: Int(sqlite3_column_bytes(h, 0))), as: UTF8.self)
+                    let hint: Double? = sqlite3_column_type(h, 1) == SQLITE_NULL ? nil : sqlite3_column_double(h, 1)
+                    let lastUsed: Double? = sqlite3_column_type(h, 2) == SQLITE_NULL ? nil : sqlite3_column_double(h, 2)
+                    // Word points summed in query order, as `RankingExplanation.total` adds them.
+                    let points = words.reduce(0) { $0 + ($1.best[id]?.points ?? 0) }
+                    let score = points + Ranking.hintPoints(hint)
+                        + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
+                    pool.append(Scored(id: id, score: score, uid: uid, hint: hint, lastUsed: lastUsed))
+                }
+            }
+        }
+        try read(boosted)
+
+        let itemRow = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ?")
+        var items: [Int64: StoredItem?] = [:]   // fetched items; nil when the filter rejected it
+        func item(_ id: Int64) throws -> StoredItem? {
+            if let known = items[id] { return known }
+            guard let row = try Row.fetchOne(itemRow, arguments: [id]) else { items[id] = .some(nil); return nil }
+            var item: StoredItem? = try storedItem(row)
+            if let filter = options.filter, let candidate = item, !filter(candidate) { item = nil }
+            items[id] = .some(item)
+            return item
+        }
+        let wanted = options.limit > 0 ? options.limit : Int.max
+        var next = 0
+        while true {
+            if next < levels.count {
+                try read(buckets[levels[next]]!)
+                next += 1
+            }
+            // Anything not read yet scores at most this.
+            let bound = next < levels.count ? Double(levels[next]) / 5 + maxStatic + 1e-9 : -Double.infinity
+            // The hits so far are final when `wanted` of them beat the bound (a tie might lose to a smaller
+            // identifier not read yet); until enough candidates do, there is nothing to sort.
+            let done = next >= levels.count
+            if done || (options.limit > 0 && pool.lazy.filter({ $0.score > bound }).count >= wanted) {
+                pool.sort { $0.score != $1.score ? $0.score > $1.score : $0.uid < $1.uid }
+                var hits: [SearchHit] = []
+                for candidate in pool {
+                    if hits.count >= wanted || candidate.score <= bound { break }
+                    guard let found = try item(candidate.id) else { continue }
+                    var explanation = RankingExplanation()
+                    explanation.words = words.compactMap { $0.explanation(for: candidate.id) }
+                    explanation.rankingHintPoints = Ranking.hintPoints(candidate.hint)
+                    explanation.recencyPoints = Ranking.recencyPoints(lastUsed: candidate.lastUsed, now: options.now)
+                    explanation.engagementPoints = options.boosts[candidate.uid] ?? 0
+                    hits.append(SearchHit(item: found, score: candidate.score, explanation: explanation))
+                }
+                if hits.count >= wanted || done { return hits }
+            }
+        }
+    }
+}

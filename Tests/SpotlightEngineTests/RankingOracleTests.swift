@@ -1,0 +1,154 @@
+import Foundation
+import XCTest
+@testable import SpotlightEngine
+
+/// The ranked search must equal the ranking's definition applied to every item by brute force: each item's words
+/// matched against each query word (`forwardMatch`), scores summed with the static signals, sorted by score then
+/// identifier, the filter applied in that order. The corpus is random but seeded, with few distinct words so that
+/// every query has many matches in every tier and many ties.
+final class RankingOracleTests: XCTestCase {
+    var directory: URL!
+    var store: IndexStore!
+    let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    var items: [StoredItem] = []
+
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let vocabulary = ["for", "the", "tool", "tools", "test", "testing", "python", "pytest", "data", "database",
+                             "driver", "dry", "to", "a", "an", "and", "table", "tab", "pipe", "pip"]
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("oracle-\(UUID().uuidString)")
+        store = try IndexStore(url: directory.appendingPathComponent("o.sqlite"))
+        var random = Generator(state: 42)
+        func phrase(_ n: Int) -> String {
+            (0..<n).map { _ in Self.vocabulary.randomElement(using: &random)! }.joined(separator: " ")
+        }
+        for i in 0..<1_500 {
+            var attributes: [String: AttributeValue] = [:]
+            if Bool.random(using: &random) { attributes["title"] = .string(phrase(Int.random(in: 1...3, using: &random))) }
+            if Int.random(in: 0..<3, using: &random) == 0 { attributes["keywords"] = .array([.string(phrase(1)), .string(phrase(1))]) }
+            if Bool.random(using: &random) { attributes["contentDescription"] = .string(phrase(Int.random(in: 2...6, using: &random))) }
+            if Int.random(in: 0..<3, using: &random) == 0 { attributes["textContent"] = .string(phrase(8)) }
+            if Int.random(in: 0..<4, using: &random) == 0 { attributes["rankingHint"] = .int(Int64.random(in: 0...100, using: &random)) }
+            if Int.random(in: 0..<5, using: &random) == 0 {
+                attributes["lastUsedDate"] = .date(now.addingTimeInterval(-Double.random(in: 0...(90 * 86_400), using: &random)))
+            }
+            // Some items expire before `now`: they must never be found.
+            let expires = i % 97 == 0 ? now.addingTimeInterval(-1) : now.addingTimeInterval(86_400)
+            items.append(StoredItem(uniqueIdentifier: String(format: "i%04d", (i * 7_919) % 1_500), domainIdentifier: i % 4 == 0 ? "even" : "odd",
+                                    expirationDate: expires, attributes: attributes))
+        }
+        try store.apply(items.map { .upsert($0) }, now: now.addingTimeInterval(-10))
+    }
+
+    override func tearDownWithError() throws {
+        try store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The ranking applied to every item.
+    func oracle(_ text: String, options: TextSearchOptions) -> [(uid: String, score: Double)] {
+        let words = text.split(separator: " ").map(String.init)
+        let termsOf = items.map { TextIndexer.terms(attributes: $0.attributes, custom: $0.customAttributes, domain: $0.domainIdentifier) }
+        // A word is expanded with typos only while it has fewer than `expansionThreshold` postings (counted as the
+        // term table does: every term of every stored item, a prefix summing its terms).
+        let typos = words.enumerated().map { i, word -> Bool in
+            guard options.typoTolerance else { return false }
+            let prefix = i == words.count - 1
+            let postings = termsOf.reduce(0) { $0 + $1.keys.filter { prefix ? $0.hasPrefix(word) : $0 == word }.count }
+            return postings < Typos.expansionThreshold
+        }
+        var scored: [(uid: String, score: Double, item: StoredItem)] = []
+        for (item, terms) in zip(items, termsOf) where item.expirationDate > options.now {
+            var points = 0.0
+            var all = true
+            for (i, word) in words.enumerated() {
+                guard let match = IndexStore.forwardMatch(word, prefix: i == words.count - 1, terms: terms, typos: typos[i]) else {
+                    all = false
+                    break
+                }
+                points += match.points
+            }
+            guard all else { continue }
+            var hint: Double? = nil
+            if case .int(let h)? = item.attributes["rankingHint"] { hint = Double(h) }
+            var lastUsed: Double? = nil
+            if case .date(let d)? = item.attributes["lastUsedDate"] { lastUsed = d.timeIntervalSinceReferenceDate }
+            let score = points + Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now)
+                + (options.boosts[item.uniqueIdentifier] ?? 0)
+            scored.append((item.uniqueIdentifier, score, item))
+        }
+        scored.sort { $0.score != $1.score ? $0.score > $1.score : $0.uid < $1.uid }
+        if let filter = options.filter { scored = scored.filter { filter($0.item) } }
+        if options.limit > 0 { scored = Array(scored.prefix(options.limit)) }
+        return scored.map { ($0.uid, $0.score) }
+    }
+
+    func check(_ text: String, limit: Int = 20, filter: (@Sendable (StoredItem) -> Bool)? = nil, boosts: [String: Double] = [:],
+               typos: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
+        var options = TextSearchOptions(limit: limit)
+        options.now = now
+        options.typoTolerance = typos
+        options.filter = filter
+        options.boosts = boosts
+        let expected = oracle(text, options: options)
+        // Every match ranked, and (one word) the score-ordered prefix lists walked until the top k are certain.
+        for lists in [false, true] {
+            options.usePrefixLists = lists
+            let hits = try store.search(text, options: options)
+            XCTAssertEqual(hits.map(\.item.uniqueIdentifier), expected.map(\.uid), "\(text) limit \(limit) lists \(lists)",
+                           file: file, line: line)
+            for (hit, want) in zip(hits, expected) {
+                XCTAssertEqual(hit.score, want.score, accuracy: lists ? 1e-9 : 0, "\(text): \(hit.item.uniqueIdentifier)",
+                               file: file, line: line)
+                XCTAssertEqual(hit.score, hit.explanation.total, accuracy: 1e-9, "the explanation adds up", file: file, line: line)
+            }
+        }
+    }
+
+    func testMultiWordRankingEqualsScoringEveryItem() throws {
+        for query in ["for t", "the to", "python p", "a t", "data d", "to a", "and the t", "tool tools", "pip pipe",
+                      "dry driver", "test te", "tab", "t", "database", "for the a", "zzz", "for zzz"] {
+            try check(query)
+            try check(query, limit: 3)
+            try check(query, limit: 0)
+        }
+    }
+
+    func testTypoToleranceMatchesTheForwardDefinition() throws {
+        // Misspelled complete words and misspelled prefixes, alone and with correct common words.
+        for query in ["pyhton", "databse", "tsting", "drievr", "pyhton t", "for databse", "the tesitng to", "pytset",
+                      "tabel", "databsae d", "for the drivr", "pipee"] {
+            try check(query, typos: true)
+            try check(query, limit: 0, typos: true)
+        }
+    }
+
+    func testFiltersAndEngagementKeepTheRankingExact() throws {
+        let even: @Sendable (StoredItem) -> Bool = { $0.domainIdentifier == "even" }
+        let rare: @Sendable (StoredItem) -> Bool = { $0.uniqueIdentifier.hasSuffix("7") }
+        for query in ["for t", "the", "python p", "a", "to a t"] {
+            try check(query, filter: even)
+            try check(query, limit: 5, filter: rare)
+            try check(query, limit: 0, filter: rare)
+        }
+        // Engagement lifts items from low buckets: they must still be ranked where their boosted score puts them.
+        let weakest = try XCTUnwrap(oracle("for t", options: {
+            var o = TextSearchOptions(limit: 0)
+            o.now = now
+            return o
+        }()).last?.uid)
+        try check("for t", boosts: [weakest: 2, "i0001": 1.5, "nope": 2])
+        try check("t", limit: 1, boosts: [weakest: 2])
+    }
+}
