@@ -116,6 +116,7 @@ public final class IndexStore: Sendable {
                     throw EngineError(.unsupportedFormat,
                         "the index at \(url.path) has format \(version); this version reads format \(Self.formatVersion)")
                 }
+                try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 return
             }
             try db.execute(sql: """
@@ -139,6 +140,7 @@ public final class IndexStore: Sendable {
                 CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 """)
+            try db.execute(sql: PrefixLists.longPrefixIndexSQL)
         }
     }
 

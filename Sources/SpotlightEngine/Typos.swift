@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Typo tolerance for typed text, with Meilisearch's thresholds.
 ///
@@ -23,79 +24,103 @@ public enum Typos {
     }
 
     /// The vocabulary terms within `budget` typos of `word` (of a beginning of the term when `prefix`).
+    ///
+    /// Every term with the word's first letter is checked (the length condition is in SQL), so the loop reads the
+    /// text through SQLite's C API and compares scalars in reused buffers: at a million items a common first letter
+    /// has 70,000 terms.
     static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int) throws -> [(id: Int64, text: String)] {
         guard let first = word.unicodeScalars.first else { return [] }
         let low = String(first)
         let high = String(first) + "\u{10FFFF}"
-        let pattern = Array(word.unicodeScalars)
+        var matcher = BoundedDistance(word)
+        let n = matcher.count
         var result: [(Int64, String)] = []
+        // Only columns of the `text` index, so the scan never visits the table; terms no live item has any more
+        // (`df` 0) are dropped among the few that match.
         let sql = prefix
-            ? "SELECT id, text FROM term WHERE text >= ? AND text < ? AND df > 0 AND length(text) >= ?"
-            : "SELECT id, text FROM term WHERE text >= ? AND text < ? AND df > 0 AND length(text) BETWEEN ? AND ?"
-        let arguments: StatementArguments = prefix
-            ? [low, high, pattern.count - budget]
-            : [low, high, pattern.count - budget, pattern.count + budget]
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-        while let row = try cursor.next() {
-            let text: String = row[1]
-            let candidate = Array(text.unicodeScalars)
-            let d = prefix
-                ? prefixDistance(pattern, candidate, limit: budget)
-                : distance(pattern, candidate, limit: budget)
-            if d <= budget { result.append((row[0], text)) }
+            ? "SELECT id, text FROM term WHERE text >= ? AND text < ? AND length(text) >= ?"
+            : "SELECT id, text FROM term WHERE text >= ? AND text < ? AND length(text) BETWEEN ? AND ?"
+        let arguments: StatementArguments = prefix ? [low, high, n - budget] : [low, high, n - budget, n + budget]
+        var scalars: [UInt32] = []
+        try IndexStore.forEachRawRow(db, db.cachedStatement(sql: sql), arguments) { h in
+            let bytes = UnsafeBufferPointer(start: sqlite3_column_text(h, 1), count: Int(sqlite3_column_bytes(h, 1)))
+            BoundedDistance.decode(bytes, into: &scalars)
+            if matcher.distance(to: scalars, limit: budget, prefix: prefix) <= budget {
+                result.append((sqlite3_column_int64(h, 0), String(decoding: bytes, as: UTF8.self)))
+            }
         }
-        return result
+        let live = try db.cachedStatement(sql: "SELECT df > 0 FROM term WHERE id = ?")
+        return try result.filter { try Bool.fetchOne(live, arguments: [$0.0]) == true }
     }
 
     /// The optimal string alignment distance between two strings, or `limit + 1` when it exceeds `limit`.
     public static func distance(_ a: String, _ b: String, limit: Int = .max) -> Int {
-        distance(Array(a.unicodeScalars), Array(b.unicodeScalars), limit: limit)
+        var matcher = BoundedDistance(a)
+        return matcher.distance(to: b.unicodeScalars.map(\.value), limit: limit, prefix: false)
     }
 
     /// The smallest distance between `a` and a beginning of `b`, or `limit + 1` when it exceeds `limit`.
     public static func prefixDistance(_ a: String, _ b: String, limit: Int = .max) -> Int {
-        prefixDistance(Array(a.unicodeScalars), Array(b.unicodeScalars), limit: limit)
+        var matcher = BoundedDistance(a)
+        return matcher.distance(to: b.unicodeScalars.map(\.value), limit: limit, prefix: true)
+    }
+}
+
+/// The optimal string alignment distance from one word to many terms, with three rolling rows reused across terms
+/// and an early exit once a whole row exceeds the limit (no extension can come back under it).
+struct BoundedDistance {
+    private let a: [UInt32]
+    private var twoBack: [Int]
+    private var previous: [Int]
+    private var current: [Int]
+
+    init(_ word: String) {
+        a = word.unicodeScalars.map(\.value)
+        twoBack = Array(repeating: 0, count: a.count + 1)
+        previous = twoBack
+        current = twoBack
     }
 
-    static func distance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], limit: Int) -> Int {
-        if abs(a.count - b.count) > limit { return limit == .max ? abs(a.count - b.count) : limit + 1 }
-        let rows = table(a, b, limit: limit)
-        return rows.map { min($0.last![a.count], limit == .max ? .max : limit + 1) } ?? limit + 1
-    }
+    var count: Int { a.count }
 
-    static func prefixDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], limit: Int) -> Int {
-        // Rows are prefixes of b; the last column is the distance from all of `a` to that prefix of `b`.
-        let capped = limit == .max ? Int.max : limit + 1
-        guard let rows = table(a, b, limit: limit, stopEarly: true) else { return capped }
-        var best = capped
-        for row in rows { best = min(best, row[a.count]) }
-        return best
-    }
-
-    /// The DP rows of the OSA distance, one per prefix of `b` (row 0 = empty prefix); nil when every cell of a
-    /// row exceeds `limit` (no extension can come back under it).
-    private static func table(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], limit: Int, stopEarly: Bool = false) -> [[Int]]? {
-        let n = a.count
-        var rows: [[Int]] = [Array(0...n)]
-        rows.reserveCapacity(b.count + 1)
-        for i in 1...max(b.count, 1) where i <= b.count {
-            var row = [Int](repeating: 0, count: n + 1)
-            row[0] = i
-            var rowMin = row[0]
-            for j in 1...max(n, 1) where j <= n {
-                let cost = a[j - 1] == b[i - 1] ? 0 : 1
-                var v = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[j - 1] == b[i - 2], a[j - 2] == b[i - 1] {
-                    v = min(v, rows[i - 2][j - 2] + 1)
-                }
-                row[j] = v
-                rowMin = min(rowMin, v)
-            }
-            rows.append(row)
-            if limit != .max, rowMin > limit {
-                return stopEarly ? rows : nil
-            }
+    /// UTF-8 bytes to scalar values (ASCII without decoding).
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, into scalars: inout [UInt32]) {
+        scalars.removeAll(keepingCapacity: true)
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            for byte in bytes { scalars.append(UInt32(byte)) }
+        } else {
+            for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars { scalars.append(scalar.value) }
         }
-        return rows
+    }
+
+    /// The distance from the word to `b` (to its closest beginning when `prefix`), or `limit + 1` beyond `limit`.
+    mutating func distance(to b: [UInt32], limit: Int, prefix: Bool) -> Int {
+        let n = a.count, m = b.count
+        let capped = limit == .max ? Int.max : limit + 1
+        if !prefix, abs(n - m) > limit { return limit == .max ? abs(n - m) : capped }
+        for j in 0...n { previous[j] = j }
+        // Row 0 is the empty beginning of b: n deletions.
+        var best = n
+        if m == 0 { return min(n, capped) }
+        for i in 1...m {
+            current[0] = i
+            var rowMin = i
+            if n > 0 {
+                for j in 1...n {
+                    let cost = a[j - 1] == b[i - 1] ? 0 : 1
+                    var v = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                    if i > 1, j > 1, a[j - 1] == b[i - 2], a[j - 2] == b[i - 1] {
+                        v = min(v, twoBack[j - 2] + 1)
+                    }
+                    current[j] = v
+                    rowMin = min(rowMin, v)
+                }
+            }
+            if prefix { best = min(best, current[n]) }
+            if limit != .max, rowMin > limit { return prefix ? min(best, capped) : capped }
+            swap(&twoBack, &previous)
+            swap(&previous, &current)
+        }
+        return prefix ? min(best, capped) : min(previous[n], capped)
     }
 }

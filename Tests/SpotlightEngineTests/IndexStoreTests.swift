@@ -290,6 +290,17 @@ final class IndexStoreTests: XCTestCase {
         }
     }
 
+    func testWritersFindLongPrefixListsThroughTheirOwnIndex() throws {
+        try store.apply([.upsert(item("a", title: "Apple"))], now: now)
+        try store.pool.write { try PrefixLists.create("appl", db: $0) }
+        let plan = try store.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT prefix FROM prefixTop WHERE length(prefix) > \(PrefixLists.eagerPrefixLength)")
+                .map { $0["detail"] as String }.joined(separator: " ")
+        }
+        XCTAssertTrue(plan.contains("prefixTop_long"), plan)
+        XCTAssertEqual(try store.read { try PrefixLists.hotPrefixes($0) }, ["appl"])
+    }
+
     func testTypoMatchesNeverComeFromPrefixLists() throws {
         // 1,200 items match "controz" only through a typo: no list for "controz" may be made, and one that exists
         // (an older version made them) must not hide the typo matches.

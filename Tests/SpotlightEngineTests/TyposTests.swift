@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+@testable import SpotlightEngine
+
+/// The bounded distance (rolling rows, early exit) against the textbook full-table optimal string alignment.
+final class TyposTests: XCTestCase {
+    static func reference(_ a: [Character], _ b: [Character]) -> Int {
+        let n = a.count, m = b.count
+        var d = [[Int]](repeating: [Int](repeating: 0, count: n + 1), count: m + 1)
+        for j in 0...n { d[0][j] = j }
+        for i in 0...m { d[i][0] = i }
+        for i in stride(from: 1, through: m, by: 1) {
+            for j in stride(from: 1, through: n, by: 1) {
+                let cost = a[j - 1] == b[i - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[j - 1] == b[i - 2], a[j - 2] == b[i - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[m][n]
+    }
+
+    func testBoundedDistanceEqualsTheFullTable() {
+        var random = RankingOracleTests.Generator(state: 7)
+        let alphabet = Array("abcé")
+        func word() -> String { String((0..<Int.random(in: 0...7, using: &random)).map { _ in alphabet.randomElement(using: &random)! }) }
+        for _ in 0..<3_000 {
+            let a = word(), b = word()
+            let full = Self.reference(Array(a), Array(b))
+            let prefix = (0...b.count).map { Self.reference(Array(a), Array(b.prefix($0))) }.min()!
+            for limit in [0, 1, 2, 3, Int.max] {
+                let want = limit == .max ? full : (full <= limit ? full : limit + 1)
+                XCTAssertEqual(Typos.distance(a, b, limit: limit), want, "\(a) \(b) \(limit)")
+                let wantPrefix = limit == .max ? prefix : (prefix <= limit ? prefix : limit + 1)
+                XCTAssertEqual(Typos.prefixDistance(a, b, limit: limit), wantPrefix, "prefix \(a) \(b) \(limit)")
+            }
+        }
+        XCTAssertEqual(Typos.distance("python", "pyhton", limit: 1), 1, "a transposition is one typo")
+        XCTAssertEqual(Typos.prefixDistance("pyhto", "python", limit: 1), 1)
+        XCTAssertEqual(Typos.prefixDistance("controz", "controller", limit: 1), 1)
+    }
+
+    func testNeighboursAreLiveTermsOnly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("typos-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("t.sqlite"))
+        defer { try? store.close() }
+        let now = Date()
+        func item(_ id: String, _ title: String) -> IndexOperation {
+            .upsert(StoredItem(uniqueIdentifier: id, expirationDate: now.addingTimeInterval(3_600), attributes: ["title": .string(title)]))
+        }
+        try store.apply([item("a", "serialize"), item("b", "serial port")], now: now)
+        let before = try store.read { try Typos.neighbours($0, of: "seriaaize", prefix: false, budget: 1) }
+        XCTAssertEqual(before.map(\.text), ["serialize"])
+        let prefixed = try store.read { try Typos.neighbours($0, of: "seraal", prefix: true, budget: 1) }
+        XCTAssertEqual(Set(prefixed.map(\.text)), ["serial", "serialize"])
+        try store.apply([.delete(identifiers: ["a"])], now: now)
+        let after = try store.read { try Typos.neighbours($0, of: "seriaaize", prefix: false, budget: 1) }
+        XCTAssertEqual(after.map(\.text), [], "the term is still in the vocabulary, but no item has it")
+    }
+}
