@@ -27,11 +27,12 @@ struct WordMatches {
     let word: String
     private(set) var terms: [String] = []
     private var numbers: [String: Int32] = [:]
-    var best: ItemMap<PackedMatch>
+    var best: [Int64: PackedMatch]
 
     init(word: String, capacity: Int = 16) {
         self.word = word
-        best = ItemMap(capacity: capacity)
+        best = [:]
+        best.reserveCapacity(capacity)
     }
 
     mutating func number(of term: String) -> Int32 {
@@ -55,66 +56,6 @@ struct WordMatches {
     func explanation(for item: Int64) -> RankingExplanation.WordMatch? {
         guard let m = best[item] else { return nil }
         return .init(queryWord: word, matchedTerm: terms[Int(m.term)], kind: m.kind, tier: Int(m.tier), points: m.points)
-    }
-}
-
-/// A hash map from item ids (non-negative) to small values, with open addressing and a multiplicative hash:
-/// `Dictionary`'s seeded SipHash dominated scans of millions of postings.
-struct ItemMap<Value> {
-    private var keys: [Int64]
-    private var values: [Value?]
-    private var mask: Int
-    private var shift: UInt64
-    private(set) var count = 0
-
-    init(capacity: Int = 16) {
-        var size = 16
-        while size < capacity * 2 { size <<= 1 }
-        keys = Array(repeating: -1, count: size)
-        values = Array(repeating: nil, count: size)
-        mask = size - 1
-        shift = UInt64(64 - size.trailingZeroBitCount)
-    }
-
-    @inline(__always)
-    private func slot(_ key: Int64) -> Int {
-        var i = Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
-        while keys[i] != key && keys[i] != -1 { i = (i + 1) & mask }
-        return i
-    }
-
-    subscript(key: Int64) -> Value? {
-        get { values[slot(key)] }
-        set {
-            let i = slot(key)
-            if keys[i] == -1 {
-                guard let newValue else { return }
-                keys[i] = key
-                values[i] = newValue
-                count += 1
-                if count * 2 > keys.count { grow() }
-            } else if let newValue {
-                values[i] = newValue
-            } else {
-                // Removal is never needed here; keep the slot (a tombstone would complicate probing).
-                values[i] = nil
-            }
-        }
-    }
-
-    private mutating func grow() {
-        var bigger = ItemMap(capacity: keys.count)
-        for (k, v) in zip(keys, values) where k != -1 {
-            if let v { bigger[k] = v }
-        }
-        self = bigger
-    }
-
-    /// Every (key, value) pair, in no particular order.
-    func forEach(_ body: (Int64, Value) throws -> Void) rethrows {
-        for (k, v) in zip(keys, values) where k != -1 {
-            if let v { try body(k, v) }
-        }
     }
 }
 
@@ -182,7 +123,7 @@ extension IndexStore {
         }
         if terms.isEmpty { return result }
         let expected = min(restrictTo?.count ?? Int.max, terms.reduce(0) { $0 + $1.df })
-        if expected > 16 { result.best = ItemMap(capacity: min(expected, 1 << 20)) }
+        if expected > 16 { result.best.reserveCapacity(min(expected, 1 << 20)) }
         let bitset = restrictTo.map { ItemBitset($0.keys, maximum: $0.keys.max() ?? 0) }
         var points = [[Double]](repeating: [0, 0, 0, 0], count: 3)
         for (k, kind) in [RankingExplanation.MatchKind.exact, .prefix, .typo].enumerated() {
