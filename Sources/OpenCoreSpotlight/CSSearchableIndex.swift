@@ -300,7 +300,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     private func deleteActivities(after operations: [IndexOperation]) {
         #if !canImport(Darwin)
         guard (indexName ?? StoreLocation.defaultIndexName) != SavedUserActivity.indexName else { return }
-        try? SavedUserActivity.cascade(afterDeleting: operations, applicationIdentifier: applicationIdentifier, rootDirectory: root)
+        _ = try? SavedUserActivity.cascade(afterDeleting: operations, applicationIdentifier: applicationIdentifier, rootDirectory: root)
         #endif
     }
 

@@ -40,7 +40,7 @@ public final class EngagementStore: Sendable {
         do {
             try StoreLocation.createPrivateDirectory(url.deletingLastPathComponent())
             if !FileManager.default.fileExists(atPath: url.path) {
-                FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+                _ = FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
             }
             var config = Configuration()
             config.busyMode = .timeout(30)

@@ -28,7 +28,7 @@ public enum StoreRecovery {
             handle.write(Data(line.utf8))
             try? handle.close()
         } else {
-            fm.createFile(atPath: log.path, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600])
+            _ = fm.createFile(atPath: log.path, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600])
         }
     }
 }
