@@ -13,10 +13,12 @@ import GRDB
 /// - Longer prefixes (up to `maxPrefixLength`) get a list the first time a search for one finds more than
 ///   `hotThreshold` matches; from then on writers keep it too.
 ///
-/// A one-word search whose prefix has a list ranks the list's items and the engaged items with the full score. An
-/// item outside an incomplete list scores at most its key, which is at most the list's smallest; when the k-th best
-/// candidate scores at least that, the result is exact. Otherwise (the keys' recency has gone stale) the search ranks
-/// every match, and the list is rebuilt with today's recency for next time. Either way the result is the same.
+/// A one-word search whose prefix has a list scores the engaged items, then the list's items in key order with the
+/// full score, and stops once the k-th best so far beats the next key: an item further down, or outside an
+/// incomplete list, scores at most its key. When the list runs out first (a filter rejected most of it, or the keys'
+/// recency has gone stale) the search ranks every match, and a stale list is rebuilt with today's recency for next
+/// time. Either way the result is the same. A word short enough to be expanded with typos (fewer than
+/// `Typos.expansionThreshold` postings) is never answered from a list, and typo matches never make one.
 enum PrefixLists {
     static let eagerPrefixLength = 3
     static let maxPrefixLength = 8
