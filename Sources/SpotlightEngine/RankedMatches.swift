@@ -124,7 +124,15 @@ extension IndexStore {
         if terms.isEmpty { return result }
         let expected = min(restrictTo?.count ?? Int.max, terms.reduce(0) { $0 + $1.df })
         if expected > 16 { result.best.reserveCapacity(min(expected, 1 << 20)) }
-        let bitset = restrictTo.map { ItemBitset($0.keys, maximum: $0.keys.max() ?? 0) }
+        // Row ids only grow by one per insert, so the bitset stays small; a store whose ids went past 2³² (billions
+        // of inserts) checks the candidates' dictionary instead.
+        let maximum = restrictTo?.keys.max() ?? 0
+        let bitset = restrictTo.flatMap { maximum < 1 << 32 ? ItemBitset($0.keys, maximum: maximum) : nil }
+        @inline(__always) func allowed(_ item: Int64) -> Bool {
+            guard let restrictTo else { return true }
+            if let bitset { return bitset.contains(item) }
+            return restrictTo[item] != nil
+        }
         var points = [[Double]](repeating: [0, 0, 0, 0], count: 3)
         for (k, kind) in [RankingExplanation.MatchKind.exact, .prefix, .typo].enumerated() {
             for tier in 0..<4 { points[k][tier] = Ranking.tierWeights[tier] * Ranking.kindFactor(kind) }
@@ -151,7 +159,7 @@ extension IndexStore {
                 guard let current else { return }
                 guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 2))) else { return }
                 let item = sqlite3_column_int64(h, 1)
-                if let bitset, !bitset.contains(item) { return }
+                if !allowed(item) { return }
                 result.consider(item, PackedMatch(term: current.number, kind: current.kind, tier: UInt8(tier),
                                                   points: current.row[tier]))
             }
@@ -172,7 +180,7 @@ extension IndexStore {
             }
             try forEachRawRow(db, list, [term.id]) { h in
                 let item = sqlite3_column_int64(h, 0)
-                if let bitset, !bitset.contains(item) { return }
+                if !allowed(item) { return }
                 guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 1))) else { return }
                 result.consider(item, PackedMatch(term: term.number, kind: term.kind, tier: UInt8(tier), points: row[tier]))
             }
