@@ -29,10 +29,9 @@ struct WordMatches {
     private var numbers: [String: Int32] = [:]
     var best: [Int64: PackedMatch]
 
-    init(word: String, capacity: Int = 16) {
+    init(word: String) {
         self.word = word
         best = [:]
-        best.reserveCapacity(capacity)
     }
 
     mutating func number(of term: String) -> Int32 {
@@ -116,8 +115,7 @@ extension IndexStore {
             if budget > 0 {
                 let known = Set(terms.map(\.id))
                 for neighbour in try Typos.neighbours(db, of: word, prefix: prefix, budget: budget) where !known.contains(neighbour.id) {
-                    let df = try Int.fetchOne(db.cachedStatement(sql: "SELECT df FROM term WHERE id = ?"), arguments: [neighbour.id]) ?? 0
-                    terms.append((neighbour.id, result.number(of: neighbour.text), .typo, df))
+                    terms.append((neighbour.id, result.number(of: neighbour.text), .typo, neighbour.df))
                 }
             }
         }

@@ -28,15 +28,17 @@ public enum Typos {
     /// Every term with the word's first letter is checked (the length condition is in SQL), so the loop reads the
     /// text through SQLite's C API and compares scalars in reused buffers: at a million items a common first letter
     /// has 70,000 terms.
-    static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int) throws -> [(id: Int64, text: String)] {
+    static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int) throws
+        -> [(id: Int64, text: String, df: Int)]
+    {
         guard let first = word.unicodeScalars.first else { return [] }
         let low = String(first)
         let high = String(first) + "\u{10FFFF}"
         var matcher = BoundedDistance(word)
         let n = matcher.count
-        var result: [(Int64, String)] = []
-        // Only columns of the `text` index, so the scan never visits the table; terms no live item has any more
-        // (`df` 0) are dropped among the few that match.
+        var matches: [(id: Int64, text: String)] = []
+        // Only columns of the `text` index, so the scan never visits the table; the few that match then read their
+        // document frequency, and terms no live item has any more (`df` 0) are dropped.
         let sql = prefix
             ? "SELECT id, text FROM term WHERE text >= ? AND text < ? AND length(text) >= ?"
             : "SELECT id, text FROM term WHERE text >= ? AND text < ? AND length(text) BETWEEN ? AND ?"
@@ -46,11 +48,14 @@ public enum Typos {
             let bytes = UnsafeBufferPointer(start: sqlite3_column_text(h, 1), count: Int(sqlite3_column_bytes(h, 1)))
             BoundedDistance.decode(bytes, into: &scalars)
             if matcher.distance(to: scalars, limit: budget, prefix: prefix) <= budget {
-                result.append((sqlite3_column_int64(h, 0), String(decoding: bytes, as: UTF8.self)))
+                matches.append((sqlite3_column_int64(h, 0), String(decoding: bytes, as: UTF8.self)))
             }
         }
-        let live = try db.cachedStatement(sql: "SELECT df > 0 FROM term WHERE id = ?")
-        return try result.filter { try Bool.fetchOne(live, arguments: [$0.0]) == true }
+        let frequency = try db.cachedStatement(sql: "SELECT df FROM term WHERE id = ?")
+        return try matches.compactMap { match in
+            let df = try Int.fetchOne(frequency, arguments: [match.id]) ?? 0
+            return df > 0 ? (match.id, match.text, df) : nil
+        }
     }
 
     /// The optimal string alignment distance between two strings, or `limit + 1` when it exceeds `limit`.

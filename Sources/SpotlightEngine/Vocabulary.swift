@@ -27,8 +27,7 @@ extension IndexStore {
             let neighbours = try Typos.neighbours(db, of: word, prefix: prefix, budget: budget)
             var result: [(term: String, count: Int)] = []
             for n in neighbours where n.text != word {
-                let df = try Int.fetchOne(db, sql: "SELECT df FROM term WHERE id = ?", arguments: [n.id]) ?? 0
-                if df > 0 { result.append((n.text, df)) }
+                result.append((n.text, n.df))
             }
             return result.sorted { $0.count != $1.count ? $0.count > $1.count : $0.term < $1.term }
                 .prefix(limit).map { $0 }

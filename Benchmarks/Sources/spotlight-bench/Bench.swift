@@ -2,7 +2,7 @@
 // app uses it, printing the same JSON schema (`openspotlight-bench/1`) so the objects sit side by side.
 //
 //   spotlight-bench --corpus debian|pypi|both|tiny [--json] [--out FILE] [--smoke] [--sample N] [--ops N]
-//                   [--workdir DIR] [--skip phases] [--batch N] [--reuse]
+//                   [--workdir DIR] [--skip phases] [--batch N] [--reuse] [--query TEXT [--filter Q] [--repeats N]]
 import Foundation
 import OpenCoreSpotlight
 import SpotlightEngine
@@ -268,9 +268,10 @@ struct Bench {
         guard let corpusInfo = (manifest["corpora"] as? [String: Any])?[corpusName] as? [String: Any] else {
             throw BenchError("unknown corpus \(options.corpus)")
         }
+        let home = options.workdir + "/openspotlight-\(options.corpus)"
+        OpenSpotlight.setRootDirectory(URL(fileURLWithPath: home))
+        OpenSpotlight.configure(applicationIdentifier: "org.openspotlight.bench")
         if !options.queries.isEmpty {
-            OpenSpotlight.setRootDirectory(URL(fileURLWithPath: options.workdir + "/openspotlight-\(options.corpus)"))
-            OpenSpotlight.configure(applicationIdentifier: "org.openspotlight.bench")
             for q in options.queries {
                 for _ in 0..<options.repeats {
                     let start = DispatchTime.now().uptimeNanoseconds
@@ -294,10 +295,7 @@ struct Bench {
         log("loaded \(items.count) items in \(String(format: "%.1f", loadSeconds)) s")
         let rssAfterLoad = procStatus("VmRSS")
 
-        let home = options.workdir + "/openspotlight-\(options.corpus)"
         if !options.reuse { try? FileManager.default.removeItem(atPath: home) }
-        OpenSpotlight.setRootDirectory(URL(fileURLWithPath: home))
-        OpenSpotlight.configure(applicationIdentifier: "org.openspotlight.bench")
         let index = CSSearchableIndex(name: "bench")
         var result: [String: Any] = [
             "schema": "openspotlight-bench/1", "peer": "openspotlight", "engine": "openspotlight",
