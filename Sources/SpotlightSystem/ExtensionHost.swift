@@ -33,10 +33,20 @@ public struct ExtensionHost: Sendable {
     public func issue(_ request: ReindexRequest, store: ReindexRequestStore) -> Outcome {
         var request = request
         guard let app = SpotlightApp.registered(request.applicationIdentifier) else { return .appNotRegistered }
-        guard let reindexExec = app.reindexExec else { return .noExtension }
+        guard app.reindexExec != nil else { return .noExtension }
         request.attempts += 1
         request.lastAttempt = Date()
         try? store.save(request)
+        let outcome = run(request, store: store)
+        if outcome == .acknowledged { store.remove(request) }
+        return outcome
+    }
+
+    /// Runs the app's extension on a saved request and waits; the request's files stay (the caller reads the
+    /// reply, then removes them).
+    func run(_ request: ReindexRequest, store: ReindexRequestStore) -> Outcome {
+        guard let app = SpotlightApp.registered(request.applicationIdentifier) else { return .appNotRegistered }
+        guard let reindexExec = app.reindexExec else { return .noExtension }
         let file = store.file(of: request)
         let command: [String]
         do {
@@ -72,7 +82,6 @@ public struct ExtensionHost: Sendable {
         }
         let status = process.terminationStatus
         if status == 0, store.isAcknowledged(request) {
-            store.remove(request)
             return .acknowledged
         }
         return .failed(status == 0
