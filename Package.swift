@@ -85,7 +85,7 @@ let package = Package(
             path: "Examples/Tags"
         ),
         // The README's first example.
-        .executableTarget(name: "quickstart", dependencies: ["OpenCoreSpotlight"], path: "Examples/Quickstart"),
+        .executableTarget(name: "quickstart", dependencies: ["CoreSpotlight"], path: "Examples/Quickstart"),
         // A child process for crash and multi-process tests.
         .executableTarget(name: "openspotlight-test-helper", dependencies: ["OpenCoreSpotlight"]),
 

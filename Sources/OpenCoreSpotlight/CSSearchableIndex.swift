@@ -305,8 +305,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
             return true
         }
         if buffered {
-            // Accepted into the batch: the call is done; the batch's fate is endBatch's to report. On the index's
-            // queue, so completions keep the order of the calls.
+            // Deviation: Apple does not say when a call made inside a batch completes; its sample code awaits it, so
+            // it completes once accepted into the batch, and the batch's fate is endBatch's to report. On the
+            // index's queue, so completions keep the order of the calls.
             complete(completionHandler, nil)
             return
         }

@@ -12,6 +12,8 @@ import OpenCoreSpotlight
 /// let provider = ItemProvider()
 /// let (type, vCard) = try provider.data(app: "com.example.colleagues", identifier: "employee-1")
 /// ```
+// Deviation: Apple calls these delegate methods when a result is dragged or shared out of Spotlight; on Linux the
+// system asks the app's registered extension, on `spotlight data|file|item`.
 public struct ItemProvider: Sendable {
     public let root: URL
 

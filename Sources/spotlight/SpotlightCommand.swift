@@ -18,7 +18,7 @@ struct Spotlight: AsyncParsableCommand {
             spotlight open 1                continue result 1 of the last search in its app
             spotlight -i                    search as you type
             spotlight doctor                check and repair every index
-            spotlight data 1 --type public.vcard    ask result 1's app for its data
+            spotlight data 1                ask result 1's app for its data (a vCard…)
 
             To search for a word that is also a command (open, apps…), use `spotlight search <words>`.
 
