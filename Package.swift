@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SpotlightSystemTests",
-            dependencies: ["SpotlightSystem", "spotlight", "colleagues", "smoothies"]
+            dependencies: ["SpotlightSystem", "spotlight", "colleagues", "smoothies", "spotlight-demo"]
         ),
     ],
     swiftLanguageModes: [.v6]

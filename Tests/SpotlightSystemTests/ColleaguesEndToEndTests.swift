@@ -112,14 +112,6 @@ final class ColleaguesEndToEndTests: SystemTestCase {
         XCTAssertEqual(payload.activityType, "com.example.colleagues.view-employee")
     }
 
-    func testActivityWithoutRelatedIdentifierAppearsBesideTheItem() throws {
-        try succeed("colleagues", ["view", "Noah Kim"])  // Viewed Records: no relatedUniqueIdentifier
-        try succeed("colleagues", ["setting", "all-records"])
-        let outcome = try search("noah")
-        XCTAssertEqual(outcome.results.map(\.title), ["Noah Kim", "Noah Kim"], "the seeds' warning: both appear")
-        XCTAssertEqual(Set(outcome.results.map(\.kind)), ["activity", "item"])
-    }
-
     func testDeletingAnItemDeletesItsActivities() throws {
         try succeed("colleagues", ["setting", "all-records"])
         try succeed("colleagues", ["view", "Grace Liu"])

@@ -111,6 +111,44 @@ final class CommandHardeningTests: SystemTestCase {
         XCTAssertTrue(found.stdout.contains("Brent Reid"), found.stdout)
     }
 
+    /// System.md's walkthrough: a colleague viewed before All Records is one result after it, not two.
+    func testAnActivityMergesWithItsItemIndexedLater() throws {
+        try succeed("colleagues", ["view", "Brent Reid"])
+        try succeed("colleagues", ["setting", "all-records"])
+        let outcome = try search("engineering")
+        XCTAssertEqual(outcome.results.filter { $0.title == "Brent Reid" }.count, 1, "\(outcome.results.map(\.title))")
+        let brent = try XCTUnwrap(outcome.results.first { $0.title == "Brent Reid" })
+        XCTAssertEqual(brent.kind, "item")
+        XCTAssertEqual(brent.visitCount, 1, "the visit before All Records still counts")
+    }
+
+    /// The demo keeps to its own directory: `--help` indexes nothing, a run never reaches machine-wide search,
+    /// and `--cleanup` removes what it made.
+    func testTheDemoStaysApartAndCleansUp() throws {
+        let fakeHome = temporary.appendingPathComponent("demo-home")
+        try FileManager.default.createDirectory(at: fakeHome, withIntermediateDirectories: true)
+        let environment = ["HOME": fakeHome.path, "OPENSPOTLIGHT_HOME": "", "XDG_CACHE_HOME": "",
+                           "OPENSPOTLIGHT_DATA": temporary.appendingPathComponent("no-corpus").path]
+        let help = try succeed("spotlight-demo", ["--help"], environment: environment)
+        XCTAssertTrue(help.stdout.hasPrefix("usage: spotlight-demo"), help.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: fakeHome.path), [], "--help writes nothing")
+
+        let ran = try succeed("spotlight-demo", ["vim"], environment: environment)
+        XCTAssertTrue(ran.stdout.contains("vim — Vi IMproved"), ran.stdout)
+        XCTAssertTrue(ran.stderr.contains("apart from your apps' search"), ran.stderr)
+        XCTAssertFalse(ran.stdout.contains("Indexing"), "progress goes to standard error")
+        let index = fakeHome.appendingPathComponent(".cache/openspotlight-demo/apps/org.openspotlight.demo/indexes/debian.sqlite")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: index.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fakeHome.appendingPathComponent(".local").path),
+                       "nothing in the machine-wide index or registrations")
+        let machine = try succeed("spotlight", ["vim"], environment: ["HOME": fakeHome.path, "OPENSPOTLIGHT_HOME": "", "XDG_DATA_HOME": ""])
+        XCTAssertFalse(machine.stdout.contains("Vi IMproved"), machine.stdout)
+
+        let cleaned = try succeed("spotlight-demo", ["--cleanup"], environment: environment)
+        XCTAssertTrue(cleaned.stdout.hasPrefix("Removed the demo's index"), cleaned.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: index.path))
+    }
+
     func testVersion() throws {
         let output = try succeed("spotlight", ["--version"])
         XCTAssertTrue(output.stdout.hasPrefix("spotlight (OpenSpotlight) 0."), output.stdout)
