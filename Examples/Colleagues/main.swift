@@ -13,7 +13,8 @@ await IndexExtensionRunner.handleLaunchArguments(CommandLine.arguments, handler:
 
 do {
     try SpotlightApp.register(displayName: "Colleagues", icon: "system-users",
-                              comment: "The company directory", terminal: true, supportsSearchContinuation: true)
+                              comment: "The company directory", terminal: true, noDisplay: true,
+                              supportsSearchContinuation: true)
 } catch {
     log("could not register with the system: \(error)")
 }

@@ -13,7 +13,8 @@ await IndexExtensionRunner.handleLaunchArguments(CommandLine.arguments, handler:
 
 do {
     try SpotlightApp.register(displayName: "Smoothies", icon: "applications-food", comment: "Smoothie recipes",
-                              terminal: true, supportsSearchContinuation: true)
+                              terminal: true, noDisplay: true,
+                              supportsSearchContinuation: true)
 } catch {
     log("could not register with the system: \(error)")
 }

@@ -149,6 +149,33 @@ final class CommandHardeningTests: SystemTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: index.path))
     }
 
+    /// The samples' registrations pass the freedesktop validator and stay out of application menus.
+    func testDesktopEntriesAreValid() throws {
+        try succeed("colleagues", ["list"])
+        try succeed("smoothies", ["list"])
+        let validator = ["/usr/bin/desktop-file-validate", "/usr/local/bin/desktop-file-validate"]
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let validator else {
+            return XCTFail("desktop-file-validate is missing: scripts/bootstrap.sh installs desktop-file-utils")
+        }
+        for app in ["com.example.colleagues", "com.example.smoothies"] {
+            let file = dataHome.appendingPathComponent("applications/\(app).desktop")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: validator)
+            process.arguments = [file.path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, output)
+            XCTAssertEqual(output, "", "no warnings either")
+            let entry = DesktopEntry(parsing: try String(contentsOf: file, encoding: .utf8))
+            XCTAssertEqual(entry["NoDisplay"], "true")
+        }
+    }
+
     func testVersion() throws {
         let output = try succeed("spotlight", ["--version"])
         XCTAssertTrue(output.stdout.hasPrefix("spotlight (OpenSpotlight) 0."), output.stdout)
