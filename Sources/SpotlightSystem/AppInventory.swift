@@ -99,14 +99,14 @@ extension TextReport {
         for app in apps {
             out += app.displayName
             if app.displayName != app.applicationIdentifier { out += "  (\(app.applicationIdentifier))" }
-            out += "\n    \(app.items) item\(app.items == 1 ? "" : "s"), \(app.activities) activit\(app.activities == 1 ? "y" : "ies"), \(byteCount(app.bytes))"
+            out += "\n    \(counted(app.items, "item")), \(counted(app.activities, "activity", "activities")), \(byteCount(app.bytes))"
             if !app.isRegistered { out += " · not registered" }
             else if !app.hasReindexExtension { out += " · no reindex extension" }
-            if app.pendingRequests > 0 { out += " · \(app.pendingRequests) reindex request\(app.pendingRequests == 1 ? "" : "s") pending" }
+            if app.pendingRequests > 0 { out += " · \(counted(app.pendingRequests, "reindex request")) pending" }
             out += "\n"
             for index in app.indexes {
                 out += "      \(index.name): "
-                out += index.items.map { "\($0) items, " } ?? ""
+                out += index.items.map { counted($0, "item") + ", " } ?? ""
                 out += byteCount(index.bytes)
                 if index.status != "ok" { out += " — \(index.status) (run spotlight doctor)" }
                 out += "\n"

@@ -53,10 +53,10 @@ public struct ExtensionHost: Sendable {
             command = try DesktopEntry.expandExec(reindexExec, url: file.path, icon: app.icon, name: app.displayName,
                                                   desktopFile: app.desktopFile?.path)
         } catch {
-            return .failed("\(app.displayName)'s reindex command is malformed: \(error)")
+            return .failed("\(TextReport.possessive(app.displayName)) reindex command is malformed: \(error)")
         }
         guard let executable = Launcher.resolve(command[0]) else {
-            return .failed("\(app.displayName)'s reindex extension \(command[0]) is not an executable program")
+            return .failed("\(TextReport.possessive(app.displayName)) reindex extension \(command[0]) is not an executable program")
         }
         let process = Process()
         process.executableURL = executable
@@ -78,14 +78,14 @@ public struct ExtensionHost: Sendable {
         if done.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             _ = done.wait(timeout: .now() + 5)
-            return .failed("\(app.displayName)'s reindex extension did not finish within \(Int(timeout)) s")
+            return .failed("\(TextReport.possessive(app.displayName)) reindex extension did not finish within \(Int(timeout)) s")
         }
         let status = process.terminationStatus
         if status == 0, store.isAcknowledged(request) {
             return .acknowledged
         }
         return .failed(status == 0
-            ? "\(app.displayName)'s reindex extension exited without acknowledging the request"
-            : "\(app.displayName)'s reindex extension exited with status \(status)")
+            ? "\(TextReport.possessive(app.displayName)) reindex extension exited without acknowledging the request"
+            : "\(TextReport.possessive(app.displayName)) reindex extension exited with status \(status)")
     }
 }

@@ -52,16 +52,11 @@ struct Forget: AsyncParsableCommand {
         var parts: [String] = []
         if index == nil {
             parts.append(summary.indexes.isEmpty ? "no index"
-                : counted(summary.indexes.count, "index", "indexes") + " (" + summary.indexes.joined(separator: ", ") + ")")
+                : TextReport.counted(summary.indexes.count, "index", "indexes") + " (" + summary.indexes.joined(separator: ", ") + ")")
         }
-        parts.append(counted(summary.items, "item", "items"))
+        parts.append(TextReport.counted(summary.items, "item", "items"))
         parts.append(ByteCountFormatter.string(fromByteCount: Int64(summary.bytes), countStyle: .file))
         if summary.registration != nil { parts.append("its registration") }
         return subject + ": " + parts.joined(separator: ", ")
     }
-}
-
-/// "1 item", "2 items".
-func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
-    "\(count) \(count == 1 ? singular : plural)"
 }

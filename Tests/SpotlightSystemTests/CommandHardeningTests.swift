@@ -176,6 +176,24 @@ final class CommandHardeningTests: SystemTestCase {
         }
     }
 
+    /// Listings read as English and carry no trailing spaces; a huge query is not echoed whole.
+    func testWordingOfListings() throws {
+        try succeed("colleagues", ["setting", "all-records"])
+        try succeed("colleagues", ["view", "Brent Reid"])
+        let listing = try succeed("spotlight", ["engineering"]).stdout + (try succeed("spotlight", ["apps"]).stdout)
+        for line in listing.split(separator: "\n") {
+            XCTAssertFalse(line.hasSuffix(" "), "trailing space in \"\(line)\"")
+        }
+        XCTAssertFalse(listing.contains(" 1 items"), listing)
+        let long = String(repeating: "zq", count: 5_000)
+        let none = try succeed("spotlight", ["search", long])
+        XCTAssertLessThan(none.stdout.count, 120, "the query is cut, not echoed whole")
+        XCTAssertTrue(none.stdout.hasPrefix("No results for \"zqzq"), none.stdout)
+        XCTAssertEqual(TextReport.possessive("Colleagues"), "Colleagues'")
+        XCTAssertEqual(TextReport.possessive("Smoothie Bar"), "Smoothie Bar's")
+        XCTAssertEqual(TextReport.counted(1, "activity", "activities"), "1 activity")
+    }
+
     func testVersion() throws {
         let output = try succeed("spotlight", ["--version"])
         XCTAssertTrue(output.stdout.hasPrefix("spotlight (OpenSpotlight) 0."), output.stdout)
