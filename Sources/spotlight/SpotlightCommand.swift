@@ -114,14 +114,28 @@ struct Search: AsyncParsableCommand {
         search.repairsAutomatically = !noRepair
         let only = apps.isEmpty ? nil : Set(try apps.map { try AppInventory.resolve($0) })
         let text = words.joined(separator: " ")
-        if interactive || (words.isEmpty && !json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
+        // Without words on a capable terminal: the interactive search (a dumb terminal gets the plain listing).
+        if interactive || (words.isEmpty && !json && InteractiveSearch.isSupported()) {
             // Repairs happen once, before typing starts.
             if !noRepair { _ = search.search("", limit: 1, applications: only) }
             let session = InteractiveSearch(search: search, initialQuery: text)
-            guard let (result, query) = try session.run() else { return }
-            let outcome = search.search(query, limit: limit, applications: only)
+            session.applications = only
+            guard let choice = try session.run() else {
+                if session.wasInterrupted { throw ExitCode(130) }
+                return
+            }
+            let outcome = search.search(choice.query, limit: limit, applications: only)
             do { try LastSearch.save(outcome) } catch { progressLine("\(error)") }
-            try continueInApp(try Continuation.payload(for: result, query: query), dryRun: false)
+            switch choice.action {
+            case .open:
+                try continueInApp(try Continuation.payload(for: choice.result, query: choice.query), dryRun: false)
+            case .call:
+                let status = try Launcher.open(uri: try ResultActions.callURI(for: choice.result, phoneIndex: 0))
+                if status != 0 { throw ExitCode(status) }
+            case .directions:
+                let status = try Launcher.open(uri: try ResultActions.directionsURI(for: choice.result))
+                if status != 0 { throw ExitCode(status) }
+            }
             return
         }
         let outcome = search.search(text, limit: limit, applications: only)
