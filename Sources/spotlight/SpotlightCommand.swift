@@ -329,7 +329,26 @@ struct Doctor: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
+    @Flag(help: "Instead of checking: remove the copies of damaged indexes moved aside more than --days days ago.")
+    var clean = false
+
+    @Option(help: "With --clean: how old a rescued copy must be, in days.")
+    var days = 30
+
     mutating func run() async throws {
+        if clean {
+            guard days >= 0 else { throw ValidationError("--days must be 0 or more") }
+            let (removed, failures) = QuarantineCleaner.clean(olderThan: days)
+            if json { try printJSON(removed) } else {
+                let kept = QuarantineCleaner.rescuedFiles().count
+                print("Removed \(TextReport.counted(removed.count, "rescued copy", "rescued copies"))"
+                    + " (\(TextReport.byteCount(removed.reduce(0) { $0 + $1.bytes })))"
+                    + "; \(TextReport.counted(kept, "newer copy", "newer copies")) kept.")
+            }
+            for failure in failures { progressLine("cannot remove \(failure)") }
+            if !failures.isEmpty { throw ExitCode(1) }
+            return
+        }
         var doctor = IndexDoctor()
         doctor.progress = progressLine
         let report = doctor.examine(repair: !checkOnly)

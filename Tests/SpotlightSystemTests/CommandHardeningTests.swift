@@ -194,6 +194,29 @@ final class CommandHardeningTests: SystemTestCase {
         XCTAssertEqual(TextReport.counted(1, "activity", "activities"), "1 activity")
     }
 
+    /// Rescued copies are kept until the person asks `doctor --clean` to remove the old ones.
+    func testDoctorCleanRemovesOnlyOldRescuedCopies() throws {
+        let quarantine = home.appendingPathComponent("system/quarantine/com.example.x", isDirectory: true)
+        let indexes = home.appendingPathComponent("apps/com.example.x/indexes", isDirectory: true)
+        try FileManager.default.createDirectory(at: quarantine, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: indexes, withIntermediateDirectories: true)
+        let old = quarantine.appendingPathComponent("main.sqlite-old"), oldBeside = indexes.appendingPathComponent("main.sqlite.damaged-1")
+        let recent = quarantine.appendingPathComponent("main.sqlite-recent")
+        for file in [old, oldBeside, recent] { try Data(repeating: 7, count: 1_000).write(to: file) }
+        let fortyDaysAgo = Date().addingTimeInterval(-40 * 86_400)
+        for file in [old, oldBeside] {
+            try FileManager.default.setAttributes([.modificationDate: fortyDaysAgo], ofItemAtPath: file.path)
+        }
+        let cleaned = try succeed("spotlight", ["doctor", "--clean"])
+        XCTAssertTrue(cleaned.stdout.hasPrefix("Removed 2 rescued copies"), cleaned.stdout)
+        XCTAssertTrue(cleaned.stdout.contains("1 newer copy kept"), cleaned.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: oldBeside.path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: recent.path))
+        try succeed("spotlight", ["doctor", "--clean", "--days", "0"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: recent.path))
+    }
+
     func testVersion() throws {
         let output = try succeed("spotlight", ["--version"])
         XCTAssertTrue(output.stdout.hasPrefix("spotlight (OpenSpotlight) 0."), output.stdout)
