@@ -138,8 +138,9 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
             .compactMap { name in
                 do {
                     return try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root, create: false)
-                } catch let error as EngineError where error.code == .indexUnavailable {
-                    return nil  // removed since listed
+                } catch let error as EngineError where error.code == .indexUnavailable
+                    && !FileManager.default.fileExists(atPath: StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root).path) {
+                    return nil  // removed since listed; any other failure fails the query, never a silent partial result
                 }
             }
     }

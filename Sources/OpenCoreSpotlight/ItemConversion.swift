@@ -27,12 +27,15 @@ enum ItemConversion {
             CSIndexError(.invalidItemError, message: "item \"\(id.prefix(80))\": \(message)")
         }
         guard !id.isEmpty else { throw invalid("the unique identifier is empty") }
+        // NUL would cut the identifier short in the store ("a\0b" would replace "a"): refused, not truncated.
+        guard !id.utf8.contains(0) else { throw invalid("the unique identifier contains a NUL character") }
         guard id.utf8.count <= IndexLimits.maximumIdentifierLength else {
             throw invalid("the unique identifier is longer than \(IndexLimits.maximumIdentifierLength) bytes")
         }
         let domain = item.domainIdentifier
         if let domain {
             guard !domain.isEmpty else { throw invalid("the domain identifier is empty") }
+            guard !domain.utf8.contains(0) else { throw invalid("the domain identifier contains a NUL character") }
             guard domain.utf8.count <= IndexLimits.maximumIdentifierLength else {
                 throw invalid("the domain identifier is longer than \(IndexLimits.maximumIdentifierLength) bytes")
             }
@@ -40,6 +43,7 @@ enum ItemConversion {
         let set = item.attributeSet
         var total = 0
         for (name, value) in set.attributes {
+            guard value.nestingDepth() <= 1 else { throw invalid("\(name) holds nested arrays") }
             try check(value, name: name, invalid: invalid)
             total += value.approximateByteCount
         }
@@ -62,6 +66,7 @@ enum ItemConversion {
             if !entry.key.isMultiValued && isArray {
                 throw invalid("custom key \"\(name)\" is not multi-valued; its value must not be an array")
             }
+            guard entry.value.nestingDepth() <= 1 else { throw invalid("custom key \"\(name)\" holds nested arrays") }
             try check(entry.value, name: name, invalid: invalid)
             total += entry.value.approximateByteCount
             custom[name] = CustomAttribute(

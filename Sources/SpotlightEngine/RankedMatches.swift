@@ -200,7 +200,7 @@ extension IndexStore {
         var boosted: [Int64] = []
         if !options.boosts.isEmpty {
             let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
-            for uid in options.boosts.keys {
+            for uid in options.boosts.keys where uid.isStorableKey {
                 if let id = try Int64.fetchOne(lookup, arguments: [uid]), candidates[id] != nil { boosted.append(id) }
             }
         }

@@ -256,7 +256,7 @@ extension IndexStore {
         // engagement, which the keys leave out: engaged items are scored first, wherever they are.
         if !options.boosts.isEmpty {
             let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
-            for uid in options.boosts.keys {
+            for uid in options.boosts.keys where uid.isStorableKey {
                 if let id = try Int64.fetchOne(lookup, arguments: [uid]) { try score(id) }
             }
         }

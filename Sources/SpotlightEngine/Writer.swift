@@ -30,18 +30,17 @@ struct Writer {
         case .upsert(let item, let isUpdate, let cleared, let clearedCustom):
             try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom)
         case .delete(let identifiers):
-            for uid in identifiers {
+            // An identifier with NUL cannot be stored (`IndexStore.validate`), so it matches nothing; binding it would
+            // cut it at the NUL and delete another item.
+            for uid in identifiers where uid.isStorableKey {
                 if let row = try Row.fetchOne(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?", arguments: [uid]) {
                     try deleteRow(row)
                 }
             }
         case .deleteDomains(let domains):
-            for domain in domains {
-                let escaped = domain.replacingOccurrences(of: "\\", with: "\\\\")
-                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT id, domain, attrs, hint, lastUsed FROM item WHERE domain = ? OR domain LIKE ? ESCAPE '\\'
-                    """, arguments: [domain, escaped + ".%"])
+            for domain in domains where domain.isStorableKey {
+                let rows = try Row.fetchAll(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE \(DomainMatch.sql)",
+                                            arguments: StatementArguments(DomainMatch.arguments(domain)))
                 for row in rows { try deleteRow(row) }
             }
         case .deleteAll:
