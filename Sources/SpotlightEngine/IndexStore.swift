@@ -150,6 +150,9 @@ public final class IndexStore: Sendable {
             return try body()
         } catch let error as DatabaseError {
             throw Self.map(error, url: url)
+        } catch let error as RowDecodingError {
+            // A value of a type damage gave it, found by one of GRDB's fetching methods.
+            throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: \(error)")
         }
     }
 
@@ -164,6 +167,11 @@ public final class IndexStore: Sendable {
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 return
+            }
+            // No format version but tables already there: the meta row was lost to damage (found by fuzzing; it
+            // used to fail as "table item already exists", an unavailable index that was never recovered).
+            if try db.tableExists("item") {
+                throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: its format version is missing")
             }
             try db.execute(sql: """
                 CREATE TABLE item(
@@ -306,11 +314,11 @@ public final class IndexStore: Sendable {
     }
 
     static func storedItem(_ row: Row) throws -> StoredItem {
-        let bytes: [UInt8] = (row["attrs"] as Data?).map { [UInt8]($0) } ?? []
+        let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
         let decoded = try ValueCodec.decode(bytes)
         return StoredItem(
-            uniqueIdentifier: row["uid"], domainIdentifier: row["domain"],
-            expirationDate: Date(timeIntervalSinceReferenceDate: row["expires"]),
+            uniqueIdentifier: try row.stored("uid"), domainIdentifier: try row.stored("domain"),
+            expirationDate: Date(timeIntervalSinceReferenceDate: try row.stored("expires")),
             attributes: decoded.attributes, customAttributes: decoded.custom)
     }
 
@@ -355,11 +363,11 @@ public final class IndexStore: Sendable {
         while let row = try cursor.next() {
             defer { position += 1 }
             guard position % stride == 0 else { continue }
-            let bytes: [UInt8] = (row["attrs"] as Data?).map { [UInt8]($0) } ?? []
+            let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
             do {
                 _ = try ValueCodec.decode(bytes)
             } catch {
-                let uid: String = (row["uid"] as String?) ?? "?"
+                let uid: String = (try row.stored("uid") as String?) ?? "?"
                 problems.append("the record of \(uid.prefix(80).debugDescription) does not decode (\(error))")
                 if problems.count >= 5 { break }
             }

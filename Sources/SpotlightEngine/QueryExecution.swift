@@ -198,7 +198,7 @@ extension IndexStore {
             try Row.fetchAll(db, sql: """
                 SELECT domain, count(*) AS n FROM item WHERE domain IS NOT NULL AND expires > ?
                 GROUP BY domain ORDER BY domain
-                """, arguments: [now.timeIntervalSinceReferenceDate]).map { ($0["domain"], $0["n"]) }
+                """, arguments: [now.timeIntervalSinceReferenceDate]).map { (try $0.stored("domain"), try $0.stored("n")) }
         }
     }
 

@@ -93,3 +93,25 @@ extension String {
     /// stored matches nothing when looked up or deleted.
     var isStorableKey: Bool { !utf8.contains(0) }
 }
+
+extension Row {
+    /// The value of a column. Damage can give a column any type (SQLite does not enforce declared types), and
+    /// GRDB's subscripts trap on a value they cannot convert: here that is `.corruptIndex`, so a damaged row fails
+    /// its reader instead of crashing it.
+    func stored<Value: DatabaseValueConvertible>(_ column: String, as type: Value.Type = Value.self) throws -> Value {
+        do {
+            return try decode(Value.self, forColumn: column)
+        } catch {
+            throw EngineError(.corruptIndex, "a damaged value in column \(column): \(error)")
+        }
+    }
+
+    /// The value at a column index; see `stored(_:as:)`.
+    func stored<Value: DatabaseValueConvertible>(_ index: Int, as type: Value.Type = Value.self) throws -> Value {
+        do {
+            return try decode(Value.self, atIndex: index)
+        } catch {
+            throw EngineError(.corruptIndex, "a damaged value in column \(index): \(error)")
+        }
+    }
+}

@@ -101,9 +101,9 @@ struct Writer {
 
     private mutating func deleteRow(_ row: Row) throws {
         try flushPostings()
-        let id: Int64 = row["id"]
-        let decoded = try ValueCodec.decode([UInt8](row["attrs"] as Data))
-        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: row["domain"])
+        let id: Int64 = try row.stored("id")
+        let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
         try removePostings(item: id, terms: Array(terms.keys))
         prefixes.remove(item: id, terms: terms)
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
@@ -125,15 +125,15 @@ struct Writer {
         var oldTerms: [String: UInt8] = [:]
         var oldValues: Set<AttributeValueIndex.Entry> = []
         if let existing {
-            let old = try ValueCodec.decode([UInt8](existing["attrs"] as Data))
-            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom, domain: existing["domain"])
+            let old = try ValueCodec.decode([UInt8](try existing.stored("attrs") as Data))
+            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom, domain: try existing.stored("domain"))
             oldValues = AttributeValueIndex.values(attributes: old.attributes, custom: old.custom)
             if isUpdate {
                 attributes = old.attributes.merging(item.attributes) { _, new in new }
                 for name in cleared { attributes[name] = nil }
                 custom = old.custom.merging(item.customAttributes) { _, new in new }
                 for name in clearedCustom { custom[name] = nil }
-                domain = item.domainIdentifier ?? existing["domain"]
+                domain = try item.domainIdentifier ?? existing.stored("domain")
             }
         } else if isUpdate {
             // Apple's header: an update of an item that does not exist is dropped.
@@ -146,7 +146,7 @@ struct Writer {
         let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
         let id: Int64
         if let existing {
-            id = existing["id"]
+            id = try existing.stored("id")
             try db.cachedStatement(sql: "UPDATE item SET domain = ?, expires = ?, hint = ?, lastUsed = ?, attrs = ? WHERE id = ?")
                 .execute(arguments: [domain, item.expirationDate.timeIntervalSinceReferenceDate, hint, lastUsed, bytes, id])
         } else {
