@@ -105,6 +105,11 @@ public final class IndexStore: Sendable {
             } catch let error as DatabaseError where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempt < 100 {
                 attempt += 1
                 Thread.sleep(forTimeInterval: 0.05)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+                // Opening runs only our own fixed statements: an SQL error here means the file's schema is not
+                // ours any more ("unsupported file format", a table without its columns): damage (found by
+                // fuzzing; it used to be an unavailable index that was never recovered).
+                throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: \(error.message ?? "\(error)")")
             } catch let error as DatabaseError {
                 throw Self.map(error, url: url)
             } catch let error as EngineError {
