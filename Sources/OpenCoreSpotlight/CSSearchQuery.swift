@@ -140,7 +140,9 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
                     return try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root, create: false)
                 } catch let error as EngineError where error.code == .indexUnavailable
                     && !FileManager.default.fileExists(atPath: StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root).path) {
-                    return nil  // removed since listed; any other failure fails the query, never a silent partial result
+                    // Deviation: a store that cannot be opened fails the query (indexUnreachable); only one removed
+                    // since it was listed is skipped.
+                    return nil
                 }
             }
     }

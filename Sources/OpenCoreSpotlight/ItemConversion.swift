@@ -27,7 +27,8 @@ enum ItemConversion {
             CSIndexError(.invalidItemError, message: "item \"\(id.prefix(80))\": \(message)")
         }
         guard !id.isEmpty else { throw invalid("the unique identifier is empty") }
-        // NUL would cut the identifier short in the store ("a\0b" would replace "a"): refused, not truncated.
+        // Deviation: NUL is refused (Apple does not say); it would cut the identifier short in the store ("a\0b"
+        // would replace "a").
         guard !id.utf8.contains(0) else { throw invalid("the unique identifier contains a NUL character") }
         guard id.utf8.count <= IndexLimits.maximumIdentifierLength else {
             throw invalid("the unique identifier is longer than \(IndexLimits.maximumIdentifierLength) bytes")

@@ -79,6 +79,7 @@ public enum StoreRecovery {
             if rename(from, to) != 0 {
                 let failure = EngineError.fromErrno(errno, "cannot move the damaged index \(from) aside")
                 for pair in moved.reversed() { _ = rename(pair.to, pair.from) }
+                // Deviation: a damaged index that cannot be moved aside is left in place and reported unavailable.
                 throw EngineError(failure.code, failure.message + "; it was left in place, and the index is unavailable until it can be moved")
             }
             moved.append(Rescue.Pair(from: from, to: to))

@@ -80,6 +80,7 @@ public enum IndexOperation: Sendable, Hashable {
 /// exactly the strings starting with `domain + "."`, byte for byte, and uses the `item_domain` index — no `LIKE`,
 /// whose case folding and wildcards made "Mail" delete "mail.inbox".
 enum DomainMatch {
+    // Deviation: sub-domains are matched case-sensitively by `domain + "."` (Apple only says "a.b" deletes "a.b.c").
     static let sql = "(domain = ? OR (domain >= ? AND domain < ?))"
 
     static func arguments(_ domain: String) -> [any DatabaseValueConvertible] {

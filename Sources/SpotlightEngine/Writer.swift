@@ -30,8 +30,8 @@ struct Writer {
         case .upsert(let item, let isUpdate, let cleared, let clearedCustom):
             try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom)
         case .delete(let identifiers):
-            // An identifier with NUL cannot be stored (`IndexStore.validate`), so it matches nothing; binding it would
-            // cut it at the NUL and delete another item.
+            // Deviation: deleting an identifier or domain with NUL deletes nothing. Such a key cannot be stored
+            // (`IndexStore.validate`), so it matches nothing; binding it would cut it at the NUL and delete another.
             for uid in identifiers where uid.isStorableKey {
                 if let row = try Row.fetchOne(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?", arguments: [uid]) {
                     try deleteRow(row)

@@ -13,7 +13,8 @@ import Darwin
 ///   and are also looked up in `$XDG_DATA_DIRS/applications` (default `/usr/local/share:/usr/share`).
 /// - The system's own state lives beside the indexes, in `<OpenSpotlight root>/system/`: pending reindex requests
 ///   (`requests/<app>/`), the manifest of known indexes (`indexes.json`), the last search (`last-search.json`),
-///   damaged indexes moved aside (`quarantine/`), and large continuation payloads (`continuations/`).
+///   and large continuation payloads (`continuations/`). Damaged indexes are moved aside beside themselves
+///   (`StoreRecovery`).
 public enum SystemLocations {
     /// `$XDG_DATA_HOME` when absolute, else `~/.local/share`.
     public static var dataHome: URL {
