@@ -35,20 +35,23 @@ open class CSSearchableItemAttributeSet: NSObject, NSCopying, @unchecked Sendabl
 
     /// Creates an attribute set for the given content type.
     ///
-    /// `contentType` is set to the type's identifier and `contentTypeTree` to the type and the types it conforms
-    /// to, most specific first.
+    /// `contentType` is set to the type's identifier. When the item is indexed, the index also records
+    /// `contentTypeTree` (the type and the types it conforms to, most specific first) unless the app set it, so
+    /// `contentTypeTree == "public.image"` finds JPEG items; the attribute set itself keeps `contentTypeTree` nil,
+    /// as Apple's does.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableitemattributeset/init(contenttype:)>
     public convenience init(contentType: UTType) {
         self.init()
         attributes["contentType"] = .string(contentType.identifier)
-        attributes["contentTypeTree"] = .array(contentType._conformanceTree.map { .string($0) })
     }
 
     /// Creates an attribute set for the given uniform type identifier string.
     ///
+    /// Apple marks this initializer "to be deprecated" in favour of `init(contentType:)`, which does not warn; so
+    /// it does not warn here either.
+    ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableitemattributeset/init(itemcontenttype:)>
-    @available(*, deprecated, message: "Use init(contentType:) instead")
     public convenience init(itemContentType: String) {
         self.init(contentType: UTType(itemContentType) ?? UTType(_unknownIdentifier: itemContentType))
     }

@@ -38,10 +38,19 @@ public enum StoreLocation {
             if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") {
                 return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("openspotlight")
             }
-            return FileManager.default.homeDirectoryForCurrentUser
-                .appendingPathComponent(".local/share/openspotlight", isDirectory: true)
+            return homeDirectory.appendingPathComponent(".local/share/openspotlight", isDirectory: true)
         }
         set { overrides.withLock { $0.root = newValue } }
+    }
+
+    /// The user's home: `$HOME` when it is an absolute path (as the XDG Base Directory specification and every
+    /// shell use it), else the password database's entry. Foundation's `homeDirectoryForCurrentUser` reads only the
+    /// latter on Linux, which writes into the account's real home when `HOME` points elsewhere.
+    public static var homeDirectory: URL {
+        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") {
+            return URL(fileURLWithPath: home, isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
     }
 
     /// Resets `rootDirectory` to what the environment says.

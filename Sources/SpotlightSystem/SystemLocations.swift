@@ -21,7 +21,7 @@ public enum SystemLocations {
         if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg, isDirectory: true)
         }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        return OpenSpotlight.homeDirectory.appendingPathComponent(".local/share", isDirectory: true)
     }
 
     /// `$XDG_DATA_DIRS` (absolute entries) when set, else `/usr/local/share` and `/usr/share`.
