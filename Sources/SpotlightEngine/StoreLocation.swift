@@ -123,14 +123,18 @@ public enum StoreLocation {
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 
-    /// Refuses a store whose file, `-wal` or `-shm`, or whose `indexes` or app folder, is a symbolic link: following
+    /// Refuses a store whose file, `-wal` or `-shm`, or whose `indexes`, app or `apps` folder, is a symbolic link: following
     /// one would read or write another app's store, or files outside the root. The root itself may be a link
     /// (a home folder on another disk); what the engine creates under it may not.
     static func refuseSymbolicLinks(_ url: URL) throws {
         let indexes = url.deletingLastPathComponent()
         let app = indexes.deletingLastPathComponent()
         var paths = [url.path, url.path + "-wal", url.path + "-shm"]
-        if indexes.lastPathComponent == "indexes" { paths += [indexes.path, app.path] }
+        if indexes.lastPathComponent == "indexes" {
+            paths += [indexes.path, app.path]
+            let apps = app.deletingLastPathComponent()
+            if apps.lastPathComponent == "apps" { paths.append(apps.path) }
+        }
         for path in paths where isSymbolicLink(path) {
             throw EngineError(.indexUnavailable, "\(path) is a symbolic link; index files are never reached through links")
         }
