@@ -62,9 +62,9 @@ public final class IndexStore: Sendable {
             }
             if fd >= 0 { closeDescriptor(fd) }
         }
-        // Can this user read it, and write it? Asked of the file itself (not `access`, which answers for the real
-        // user id and ignores nothing else): a file that cannot be opened for reading is a permission problem,
-        // never damage.
+        // Can this user read it, and write it? Asked by opening the file itself (`access` answers for the real user
+        // id, not the effective one): a file that cannot be opened for reading is a permission problem, never
+        // damage.
         let readable = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         if readable < 0 {
             throw EngineError.fromErrno(errno, "cannot open the index \(url.path)")
