@@ -145,8 +145,11 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
             .compactMap { name in
                 do {
                     return try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root, create: false)
-                } catch let error as EngineError where error.code == .indexUnavailable {
-                    return nil  // removed since listed
+                } catch let error as EngineError where error.code == .indexUnavailable
+                    && !FileManager.default.fileExists(atPath: StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root).path) {
+                    // Deviation: a store that cannot be opened fails the query (indexUnreachable); only one removed
+                    // since it was listed is skipped.
+                    return nil
                 }
             }
     }

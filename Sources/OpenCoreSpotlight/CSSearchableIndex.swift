@@ -103,15 +103,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// as Apple's system does when an index is lost.
     internal func store() throws -> IndexStore {
         let name = indexName ?? StoreLocation.defaultIndexName
-        do {
-            return try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root)
-        } catch let error as EngineError where error.code == .corruptIndex || error.code == .unsupportedFormat {
-            let url = StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root)
-            try StoreRecovery.moveAside(url, reason: error.message)
-            let store = try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root)
-            requestReindexAll()
-            return store
-        }
+        let opened = try StoreRecovery.openStore(app: applicationIdentifier, indexName: name, root: root)
+        if opened.rescue != nil { requestReindexAll() }
+        return opened.store
     }
 
     /// Asks the delegate to reindex every item (after the index was lost), on a background queue.

@@ -27,12 +27,16 @@ enum ItemConversion {
             CSIndexError(.invalidItemError, message: "item \"\(id.prefix(80))\": \(message)")
         }
         guard !id.isEmpty else { throw invalid("the unique identifier is empty") }
+        // Deviation: NUL is refused (Apple does not say); it would cut the identifier short in the store ("a\0b"
+        // would replace "a").
+        guard !id.utf8.contains(0) else { throw invalid("the unique identifier contains a NUL character") }
         guard id.utf8.count <= IndexLimits.maximumIdentifierLength else {
             throw invalid("the unique identifier is longer than \(IndexLimits.maximumIdentifierLength) bytes")
         }
         let domain = item.domainIdentifier
         if let domain {
             guard !domain.isEmpty else { throw invalid("the domain identifier is empty") }
+            guard !domain.utf8.contains(0) else { throw invalid("the domain identifier contains a NUL character") }
             guard domain.utf8.count <= IndexLimits.maximumIdentifierLength else {
                 throw invalid("the domain identifier is longer than \(IndexLimits.maximumIdentifierLength) bytes")
             }
@@ -40,6 +44,7 @@ enum ItemConversion {
         let set = item.attributeSet
         var total = 0
         for (name, value) in set.attributes {
+            guard value.nestingDepth() <= 1 else { throw invalid("\(name) holds nested arrays") }
             try check(value, name: name, invalid: invalid)
             total += value.approximateByteCount
         }
@@ -56,6 +61,7 @@ enum ItemConversion {
         for (name, entry) in set.customAttributes {
             // Apple documents no check of a value's shape against `multiValued`: an array for a single-valued key
             // (or a scalar for a multi-valued one) is stored as given, and queries match any of an array's values.
+            guard entry.value.nestingDepth() <= 1 else { throw invalid("custom key \"\(name)\" holds nested arrays") }
             try check(entry.value, name: name, invalid: invalid)
             total += entry.value.approximateByteCount
             custom[name] = CustomAttribute(

@@ -405,7 +405,8 @@ enum ActivityIndexer {
         }
 
         let uid = identifier(activity, userInfo: values, related: set.relatedUniqueIdentifier)
-        let store = try StoreRegistry.store(app: app, indexName: SavedUserActivity.indexName, root: root)
+        // A damaged activity index is moved aside and restarts empty (the one recovery policy, `StoreRecovery`).
+        let store = try StoreRecovery.openStore(app: app, indexName: SavedUserActivity.indexName, root: root).store
         var previous = try store.item(withIdentifier: uid, now: now).flatMap(SavedUserActivity.init)
         var operations: [IndexOperation] = []
         if let replacing, replacing != uid,

@@ -111,6 +111,35 @@ public enum StoreLocation {
             .sorted()
     }
 
+    /// Whether something is at `url`, without following a symbolic link there (a dangling link exists too).
+    static func exists(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+
+    /// Whether `path` is a symbolic link (not following it).
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// Refuses a store whose file, `-wal` or `-shm`, or whose `indexes`, app or `apps` folder, is a symbolic link: following
+    /// one would read or write another app's store, or files outside the root. The root itself may be a link
+    /// (a home folder on another disk); what the engine creates under it may not.
+    static func refuseSymbolicLinks(_ url: URL) throws {
+        let indexes = url.deletingLastPathComponent()
+        let app = indexes.deletingLastPathComponent()
+        var paths = [url.path, url.path + "-wal", url.path + "-shm"]
+        if indexes.lastPathComponent == "indexes" {
+            paths += [indexes.path, app.path]
+            let apps = app.deletingLastPathComponent()
+            if apps.lastPathComponent == "apps" { paths.append(apps.path) }
+        }
+        for path in paths where isSymbolicLink(path) {
+            throw EngineError(.indexUnavailable, "\(path) is a symbolic link; index files are never reached through links")
+        }
+    }
+
     /// Creates a directory and its missing parents with mode 0700.
     static func createPrivateDirectory(_ url: URL) throws {
         try FileManager.default.createDirectory(

@@ -8,7 +8,9 @@ import SpotlightEngine
 /// Forgetting an index deletes its store files (the database, its WAL and shared memory), the system's memory of it
 /// (`system/indexes.json`, so no later pass "rebuilds" it) and the requests pending for it. Forgetting an app does
 /// that for every index of the app, deletes its saved activities and engagement, and removes its registration from
-/// this user's applications directory. Quarantined copies are kept (`spotlight doctor --clean` removes old ones).
+/// this user's applications directory. Copies of damaged indexes that recovery moved aside (`StoreRecovery`,
+/// `<name>.sqlite.damaged-…` beside the store) are kept when one index is forgotten, and go with the app's folder
+/// when the whole app is.
 public enum AppRemoval {
     /// What is (or was) forgotten.
     public struct Summary: Codable, Sendable, Hashable {

@@ -129,18 +129,20 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     }
 
     /// Writes the app's desktop file into `SystemLocations.applicationsDirectory` (if its content changed).
+    ///
+    /// The file is written 0600 whatever the umask (its `Exec` and `ReindexExec` lines are what `spotlight`
+    /// runs), a missing folder is created 0700, and a symbolic link in the file's place is replaced, never
+    /// written through.
     public mutating func write(to directory: URL = SystemLocations.applicationsDirectory) throws {
         let url = directory.appendingPathComponent(Self.desktopFileID(applicationIdentifier) + ".desktop")
         let text = desktopEntry().serialized()
         desktopFile = url
-        if let existing = try? String(contentsOf: url, encoding: .utf8), existing == text { return }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8))")
-        try Data(text.utf8).write(to: temporary)
-        if rename(temporary.path, url.path) != 0 {
-            try? FileManager.default.removeItem(at: temporary)
-            throw SystemError("cannot write \(url.path): \(String(cString: strerror(errno)))")
+        if let existing = SystemLocations.readRegularFile(url), existing == Data(text.utf8),
+           SystemLocations.mode(of: url).map({ $0 & 0o077 == 0 }) == true {
+            return
         }
+        try SystemLocations.createPrivateDirectory(directory)
+        try SystemLocations.writePrivateFile(Data(text.utf8), to: url)
     }
 
     /// Removes the app's registration from this user's applications directory.
@@ -192,7 +194,8 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
                 .filter { $0.hasSuffix(".desktop") }.sorted()
             for name in names {
                 let url = directory.appendingPathComponent(name)
-                guard let text = try? String(contentsOf: url, encoding: .utf8),
+                // A registration reached through a symbolic link is not trusted: `spotlight` runs its Exec lines.
+                guard let data = SystemLocations.readRegularFile(url), let text = String(data: data, encoding: .utf8),
                       text.contains(Key.applicationIdentifier),
                       let app = SpotlightApp(desktopEntry: DesktopEntry(parsing: text), file: url),
                       !seen.contains(app.applicationIdentifier) else { continue }
