@@ -9,8 +9,7 @@ import SpotlightEngine
 /// (`system/indexes.json`, so no later pass "rebuilds" it) and the requests pending for it. Forgetting an app does
 /// that for every index of the app, deletes its saved activities and engagement, and removes its registration from
 /// this user's applications directory. Copies of damaged indexes that recovery moved aside (`StoreRecovery`,
-/// `<name>.sqlite.damaged-…` beside the store) are kept when one index is forgotten, and go with the app's folder
-/// when the whole app is.
+/// `<name>.sqlite.damaged-…` beside the store) are kept either way: `spotlight doctor --clean` removes old ones.
 public enum AppRemoval {
     /// What is (or was) forgotten.
     public struct Summary: Codable, Sendable, Hashable {
@@ -61,8 +60,7 @@ public enum AppRemoval {
         }
         if indexName == nil {
             manifest.apps[app] = nil
-            let directory = StoreLocation.appDirectory(for: app, root: root)
-            if FileManager.default.fileExists(atPath: directory.path) { try FileManager.default.removeItem(at: directory) }
+            try removeKeepingRescuedCopies(StoreLocation.appDirectory(for: app, root: root))
             try SpotlightApp.unregister(app)
         }
         try manifest.save(root: root)
@@ -71,5 +69,23 @@ public enum AppRemoval {
             requests.remove(request)
         }
         return summary
+    }
+
+    /// Removes a folder and everything in it except rescued copies of damaged indexes (and the folders holding
+    /// them).
+    private static func removeKeepingRescuedCopies(_ folder: URL) throws {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names {
+            let url = folder.appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            let isLink = (try? fm.destinationOfSymbolicLink(atPath: url.path)) != nil
+            if !isLink, fm.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                try removeKeepingRescuedCopies(url)
+            } else if !name.contains(".damaged-") {
+                try fm.removeItem(at: url)
+            }
+        }
+        if (try? fm.contentsOfDirectory(atPath: folder.path))?.isEmpty == true { try fm.removeItem(at: folder) }
     }
 }

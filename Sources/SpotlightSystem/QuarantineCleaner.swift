@@ -5,8 +5,8 @@ import SpotlightEngine
 /// Removes the copies of damaged indexes that recovery moved aside, once they are old: what
 /// `spotlight doctor --clean` does. Recovery never deletes; this is the person's explicit choice.
 ///
-/// Rescued copies are every file under `<root>/system/quarantine/` and every `*.damaged-*` file beside an app's
-/// indexes (with its `-wal` and `-shm`). A copy is old when it was last modified more than `days` days ago.
+/// Rescued copies are every `*.damaged-*` file beside an app's indexes (where `StoreRecovery` moves them, with
+/// their `-wal` and `-shm`) and, from earlier versions, every file under `<root>/system/quarantine/`. A copy is old when it was last modified more than `days` days ago.
 public enum QuarantineCleaner {
     /// A rescued file.
     public struct RescuedFile: Codable, Sendable, Hashable {
@@ -53,12 +53,20 @@ public enum QuarantineCleaner {
                 failures.append("\(file.path): \(error.localizedDescription)")
             }
         }
+        // Folders the removal left empty: quarantine folders, and the folders of forgotten apps that only held
+        // rescued copies.
+        let fm = FileManager.default
+        func removeIfEmpty(_ url: URL) {
+            if (try? fm.contentsOfDirectory(atPath: url.path))?.isEmpty == true { try? fm.removeItem(at: url) }
+        }
         let quarantine = SystemLocations.systemDirectory(root: root).appendingPathComponent("quarantine", isDirectory: true)
-        for folder in ((try? FileManager.default.contentsOfDirectory(atPath: quarantine.path)) ?? []) {
-            let url = quarantine.appendingPathComponent(folder)
-            if (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.isEmpty == true {
-                try? FileManager.default.removeItem(at: url)
-            }
+        for folder in ((try? fm.contentsOfDirectory(atPath: quarantine.path)) ?? []) {
+            removeIfEmpty(quarantine.appendingPathComponent(folder))
+        }
+        for app in StoreLocation.installedApps(root: root) {
+            let folder = StoreLocation.appDirectory(for: app, root: root)
+            removeIfEmpty(folder.appendingPathComponent("indexes", isDirectory: true))
+            removeIfEmpty(folder)
         }
         return (removed, failures)
     }

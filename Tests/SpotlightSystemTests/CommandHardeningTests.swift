@@ -41,11 +41,18 @@ final class CommandHardeningTests: SystemTestCase {
         XCTAssertEqual(AppInventory.indexNames(of: "com.example.smoothies", root: home), ["smoothies"],
                        "a search does not rebuild a forgotten index")
 
+        // A rescued copy of a damaged index outlives forgetting (only `doctor --clean` removes it).
+        let rescued = home.appendingPathComponent("apps/com.example.smoothies/indexes/smoothies.sqlite.damaged-20261123T000000Z-abcd")
+        try Data("rescued".utf8).write(to: rescued)
         let all = try succeed("spotlight", ["forget", "smoothies", "--yes"])
         XCTAssertTrue(all.stdout.contains("Forgot Smoothies (com.example.smoothies): 1 index (smoothies), 16 items"), all.stdout)
         XCTAssertTrue(all.stdout.contains("its registration"), all.stdout)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dataHome.appendingPathComponent("applications/com.example.smoothies.desktop").path))
         XCTAssertEqual(try search("berry").results, [])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: rescued.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home.appendingPathComponent("apps/com.example.smoothies/engagement.sqlite").path))
+        try succeed("spotlight", ["doctor", "--clean", "--days", "0"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home.appendingPathComponent("apps/com.example.smoothies").path))
         let unknown = try run("spotlight", ["forget", "smoothies", "--yes"])
         XCTAssertEqual(unknown.status, 1, "a forgotten app is unknown")
     }
