@@ -42,6 +42,11 @@ extension GRDBCoreSpotlightDelegate {
             }
             token = current.token
             guard let chunk = try database({ db in try self.readChunk(after: current.token.sequenceNumber, db) }) else {
+                // Nothing left to index. History the index already reflects but that was not pruned (a process
+                // killed between the index's commit and the prune, or a busy database then) goes now.
+                if current.token.sequenceNumber > prunedThrough {
+                    try? writer.write { db in try ChangeTracking.prune(through: current.token.sequenceNumber, db) }
+                }
                 return current.token
             }
             let newState = IndexClientState(token: chunk.token, fingerprint: names.fingerprint)
