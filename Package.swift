@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(name: "smoothies", dependencies: ["OpenCoreSpotlight", "SpotlightSystem"], path: "Examples/Smoothies"),
         .executableTarget(
             name: "tags",
-            dependencies: ["SpotlightGRDB", "OpenCoreSpotlight", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SpotlightGRDB", "OpenCoreSpotlight", "SpotlightSystem", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Examples/Tags"
         ),
         // The README's first example.
@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SpotlightSystemTests",
-            dependencies: ["SpotlightSystem", "spotlight", "colleagues", "smoothies", "spotlight-demo"]
+            dependencies: ["SpotlightSystem", "spotlight", "colleagues", "smoothies", "spotlight-demo", "tags"]
         ),
     ],
     swiftLanguageModes: [.v6]

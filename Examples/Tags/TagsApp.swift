@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenCoreSpotlight
 import SpotlightGRDB
+import SpotlightSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,12 +47,42 @@ enum TagsApp {
             say(usage)
             exit(2)
         }
+        // Registered with the system (out of application menus: a sample), so `spotlight` can open its results.
+        if !["demo", "help", "--help", "-h"].contains(command), !command.hasPrefix("_") {
+            do {
+                try SpotlightApp.register(displayName: "Tags", icon: "image-x-generic", comment: "Photos and their tags",
+                                          terminal: true, noDisplay: true, reindexExtension: .none)
+            } catch {
+                sayError("tags: could not register with the system: \(error)")
+            }
+        }
+        if ContinuationHandler.containsContinuation(CommandLine.arguments) {
+            exit(await continueActivity(CommandLine.arguments, databaseURL: databaseURL) ? 0 : 1)
+        }
         do {
             try await run(command, Array(arguments.dropFirst()), databaseURL: databaseURL)
         } catch {
             sayError("tags: \(error)")
             exit(1)
         }
+    }
+
+    /// Shows the photo a Spotlight result names (`spotlight open` runs `tags --continue-activity …`).
+    @MainActor
+    static func continueActivity(_ arguments: [String], databaseURL: URL) async -> Bool {
+        let continuation = ContinuationHandler()
+        continuation.onContinueUserActivity(CSSearchableItemActionType) { activity in
+            guard let identifier = activity.userInfo?[CSSearchableItemActivityIdentifier] as? String,
+                  let item = SpotlightItemIdentifier(identifier), item.table == "photo",
+                  let id = Int64.fromDatabaseValue(item.primaryKey),
+                  let library = try? PhotoLibrary(url: databaseURL),
+                  let photo = try? library.photos().first(where: { $0.id == id }) else {
+                say("That photo is no longer in the library.")
+                return
+            }
+            say("#\(photo.id) \(photo.name)  [\(photo.tags.joined(separator: ", "))]")
+        }
+        return await continuation.handleLaunchArguments(arguments)
     }
 
     static func defaultDatabaseURL() -> URL {

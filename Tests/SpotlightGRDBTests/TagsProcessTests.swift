@@ -50,6 +50,9 @@ final class TagsProcessTests: XCTestCase {
         var environment = ProcessInfo.processInfo.environment
         environment["OPENSPOTLIGHT_HOME"] = indexRoot.path
         environment["OPENSPOTLIGHT_APP_ID"] = app
+        // Registrations and other XDG files stay in the test's folder.
+        environment["XDG_DATA_HOME"] = indexRoot.appendingPathComponent("xdg-data").path
+        environment["HOME"] = indexRoot.appendingPathComponent("home").path
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -224,6 +224,17 @@ final class CommandHardeningTests: SystemTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: recent.path))
     }
 
+    /// Tags registers, so its results open in it (they used to say "not registered").
+    func testTagsResultsOpenInTags() throws {
+        let database = temporary.appendingPathComponent("tags.sqlite").path
+        try succeed("tags", ["--database", database, "add-photo", "Owachomo Bridge", "natural", "utah"])
+        let found = try succeed("spotlight", ["owachomo"])
+        XCTAssertTrue(found.stdout.hasPrefix("Tags  (com.example.tags)\n"), found.stdout)
+        XCTAssertFalse(found.stdout.contains("not registered"), found.stdout)
+        let opened = try succeed("spotlight", ["open", "1"], environment: ["TAGS_DATABASE": database])
+        XCTAssertTrue(opened.stdout.contains("Owachomo Bridge  [natural, utah]"), opened.stdout + opened.stderr)
+    }
+
     func testVersion() throws {
         let output = try succeed("spotlight", ["--version"])
         XCTAssertTrue(output.stdout.hasPrefix("spotlight (OpenSpotlight) 0."), output.stdout)
