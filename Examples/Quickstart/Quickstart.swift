@@ -25,5 +25,11 @@ struct Quickstart {
                 }
             }
         }
+        // An example says where it left its items (on standard error: the output above is the README's).
+        fflush(stdout)
+        FileHandle.standardError.write(Data("""
+            quickstart: the items stay in this machine's search as the app "quickstart"; \
+            `spotlight forget quickstart --yes` removes them.\n
+            """.utf8))
     }
 }
