@@ -26,7 +26,7 @@ struct Quickstart {
             }
         }
         // An example says where it left its items (on standard error: the output above is the README's).
-        fflush(stdout)
+        fflush(nil)
         FileHandle.standardError.write(Data("""
             quickstart: the items stay in this machine's search as the app "quickstart"; \
             `spotlight forget quickstart --yes` removes them.\n
