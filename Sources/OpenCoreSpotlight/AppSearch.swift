@@ -1,8 +1,8 @@
 import Foundation
 import SpotlightEngine
 
-/// Ranked free-text search over every index of one app, with explanations. Beyond Apple: `CSUserQuery` is built on
-/// it, and the `spotlight` command uses it for every app on the machine.
+/// Ranked free-text search over the app's own indexes, with explanations (beyond Apple). It, `CSUserQuery` and the
+/// `spotlight` command search through the engine's one path (`AppIndexes`), so they agree on the same query.
 ///
 /// ```swift
 /// let results = try AppSearch().search("berry smo", limit: 5)
@@ -51,21 +51,13 @@ public struct AppSearch: Sendable {
         var options = TextSearchOptions(limit: limit)
         options.boosts = boosts
         options.filter = filter
-        var results: [Result] = []
         do {
-            for name in StoreLocation.indexNames(app: applicationIdentifier, root: root) {
-                let store = try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root, create: false)
-                results += try store.search(text, options: options).map {
-                    Result(stored: $0.item, indexName: name, score: $0.score, explanation: $0.explanation)
-                }
+            // The one search path (`AppIndexes`): the app's own indexes, the one merge rule.
+            return try AppIndexes(applicationIdentifier: applicationIdentifier, root: root).search(text, options: options).map {
+                Result(stored: $0.hit.item, indexName: $0.indexName, score: $0.hit.score, explanation: $0.hit.explanation)
             }
         } catch {
             throw CSIndexError.from(error)
         }
-        results.sort {
-            $0.score != $1.score ? $0.score > $1.score : $0.stored.uniqueIdentifier < $1.stored.uniqueIdentifier
-        }
-        if limit > 0, results.count > limit { results.removeLast(results.count - limit) }
-        return results
     }
 }

@@ -140,18 +140,14 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
     // Deviation: activities indexed through NSUserActivity are not returned by app queries; the system search
     // (`spotlight`) shows them.
     internal func stores() throws -> [IndexStore] {
-        try StoreLocation.indexNames(app: applicationIdentifier, root: root)
-            .filter { $0 == StoreLocation.defaultIndexName || !$0.hasPrefix("_") }
-            .compactMap { name in
-                do {
-                    return try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root, create: false)
-                } catch let error as EngineError where error.code == .indexUnavailable
-                    && !FileManager.default.fileExists(atPath: StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root).path) {
-                    // Deviation: a store that cannot be opened fails the query (indexUnreachable); only one removed
-                    // since it was listed is skipped.
-                    return nil
-                }
-            }
+        // Deviation: a store that cannot be opened fails the query (indexUnreachable); only one removed since it was
+        // listed is skipped.
+        try appIndexes.stores().map(\.store)
+    }
+
+    /// The app's indexes, through the engine's one path.
+    internal var appIndexes: AppIndexes {
+        AppIndexes(applicationIdentifier: applicationIdentifier, root: root)
     }
 
     /// Parses a query string into an expression, mapping syntax errors to `invalidQuery`.

@@ -90,20 +90,17 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         let engagement = try? EngagementStore.forApp(applicationIdentifier, root: root)
         let boosts = (try? engagement?.boosts(for: userQueryString)) ?? [:]
         let limit = userContext.maxResultCount
-        let stores = try stores()
+        let indexes = appIndexes
+        let named = try indexes.stores()
+        let stores = named.map(\.store)
         var options = TextSearchOptions(limit: limit)
         options.boosts = boosts
         if let filter {
             options.filter = { StoredItemMatcher.matches(filter, $0) }
             if case .candidates(let lookup)? = compiledFilter?.1 { options.filterLookup = lookup }
         }
-        var hits: [SearchHit] = []
-        for store in stores {
-            if isCancelled { return }
-            hits += try store.search(userQueryString, options: options)
-        }
-        hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.item.uniqueIdentifier < $1.item.uniqueIdentifier }
-        if limit > 0, hits.count > limit { hits.removeLast(hits.count - limit) }
+        if isCancelled { return }
+        let hits = try indexes.search(userQueryString, options: options, in: named).map(\.hit)
         let fetch = userContext.fetchAttributes
         let ranked = userContext.enableRankedResults
         var batch: [CSSearchableItem] = []

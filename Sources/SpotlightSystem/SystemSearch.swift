@@ -125,7 +125,8 @@ public struct SystemSearch: @unchecked Sendable {
             var stores: [(name: String, store: IndexStore)] = []
             let boosts = engagementBoosts(app: app, text: text)
             var storeFailed = false
-            for name in names where name != SavedUserActivity.indexName {
+            // The app's own indexes, as AppIndexes (the one search path) names them; activities are merged below.
+            for name in names where AppIndexes.isAppIndex(name) {
                 var options = TextSearchOptions(limit: perStoreLimit)
                 options.now = Date()
                 options.boosts = boosts
@@ -153,6 +154,7 @@ public struct SystemSearch: @unchecked Sendable {
         }
         if repairsAutomatically { doctor.recordKnownIndexes() }
 
+        // AppIndexes' merge rule (score, identifier, index name), with the app first among equal identifiers.
         candidates.sort { $0.score != $1.score ? $0.score > $1.score : $0.sortKey < $1.sortKey }
         if limit > 0, candidates.count > limit { candidates.removeLast(candidates.count - limit) }
         var groups: [String: [Candidate]] = [:]
@@ -316,7 +318,7 @@ struct Candidate {
         self.explanation = explanation
     }
 
-    var sortKey: String { app + "\u{0}" + item.uniqueIdentifier }
+    var sortKey: String { app + "\u{0}" + item.uniqueIdentifier + "\u{0}" + indexName }
 
     func result(number: Int, registration: SpotlightApp?) -> SystemSearch.Result {
         let info = ItemSummary(item)
