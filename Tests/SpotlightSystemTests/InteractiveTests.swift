@@ -9,16 +9,7 @@ import Glibc
 final class InteractiveTests: SystemTestCase {
     func testSearchAsYouTypeAndOpenTheChosenResult() throws {
         try succeed("colleagues", ["setting", "all-records"])
-        let terminal = try PseudoTerminal(rows: 30, columns: 100)
-        let process = Process()
-        process.executableURL = Self.productsDirectory.appendingPathComponent("spotlight")
-        process.arguments = ["-i"]
-        process.environment = childEnvironment
-        process.standardInput = terminal.follower
-        process.standardOutput = terminal.follower
-        process.standardError = terminal.follower
-        try process.run()
-        terminal.closeFollower()
+        let (terminal, process) = try interactive(rows: 30)
         defer { if process.isRunning { process.terminate() } }
 
         XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
@@ -150,16 +141,7 @@ final class InteractiveTests: SystemTestCase {
     }
 
     func testEscapeQuitsAndNonTerminalsAreRefused() throws {
-        let terminal = try PseudoTerminal(rows: 24, columns: 80)
-        let process = Process()
-        process.executableURL = Self.productsDirectory.appendingPathComponent("spotlight")
-        process.arguments = ["-i", "brent"]
-        process.environment = childEnvironment
-        process.standardInput = terminal.follower
-        process.standardOutput = terminal.follower
-        process.standardError = terminal.follower
-        try process.run()
-        terminal.closeFollower()
+        let (terminal, process) = try interactive(["-i", "brent"], columns: 80)
         XCTAssertTrue(terminal.waitFor("Nothing is indexed yet"), terminal.screen)
         terminal.type("\u{1B}")
         process.waitUntilExit()
