@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -26,10 +27,18 @@ public final class IndexStore: Sendable {
     /// The format this version writes and reads.
     public static let formatVersion = 1
 
+    /// How long a connection waits for a lock held by another connection or process before failing with busy.
+    static let busyTimeout: TimeInterval = 30
+
     /// The store file.
     public let url: URL
     let pool: DatabasePool
     private let termCache = LockedBox<[String: Int64]>([:])
+    // Fair writes and checkpoints (WriteScheduling.swift).
+    let turnstile: WriterTurnstile
+    let busyPolicy = BusyPolicy()
+    let checkpointer = IdleCheckpointer()
+    let closed = Mutex(false)
 
     /// Opens (and creates if needed) the store at `url`.
     ///
@@ -52,8 +61,10 @@ public final class IndexStore: Sendable {
             }
             closeDescriptor(fd)
         }
+        turnstile = WriterTurnstile(storePath: url.path)
         var config = Configuration()
-        config.busyMode = .timeout(30)
+        // Short polls instead of SQLite's busy timeout (sleeps of up to 100 ms): see `WriterTurnstile`.
+        config.busyMode = .callback(busyPolicy.callback)
         config.label = "OpenSpotlight.IndexStore"
         config.prepareDatabase { db in
             // FULL: a committed batch survives power loss, not only a crash of the process.
@@ -156,7 +167,7 @@ public final class IndexStore: Sendable {
     public func apply(_ operations: [IndexOperation], clientState: ClientStateChange = .keep, now: Date = Date()) throws {
         var newTerms: [String: Int64] = [:]
         try mapped {
-            try pool.write { db in
+            try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
                     let stored = try Self.clientState(db)
                     if stored != expected {
@@ -188,7 +199,7 @@ public final class IndexStore: Sendable {
     @discardableResult
     public func purgeExpired(now: Date = Date()) throws -> Int {
         try mapped {
-            try pool.write { db in
+            try writeTransaction { db in
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now)
                 let n = try writer.purgeExpired(now: now)
                 try writer.finish()
@@ -261,12 +272,26 @@ public final class IndexStore: Sendable {
         }
     }
 
-    /// Closes the store's connections. The object must not be used afterwards.
+    /// Closes the store's connections, first moving the WAL into the main file (and emptying it when no other
+    /// connection is reading it), so the `.sqlite` file alone holds every committed change. The object must not be
+    /// used afterwards.
     public func close() throws {
+        let first = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        checkpointer.stop()
+        // TRUNCATE with a busy handler that does not wait: as much as it can without blocking on another
+        // process's readers, then the WAL is truncated to zero bytes if no one is using it.
+        busyPolicy.beginClosing()
+        _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        turnstile.close()
         try pool.close()
     }
+
 }
 
-private func closeDescriptor(_ fd: Int32) {
+func closeDescriptor(_ fd: Int32) {
     _ = close(fd)
 }

@@ -161,8 +161,8 @@ extension IndexStore {
     public func count(domain: String? = nil, now: Date = Date()) throws -> Int {
         try read { db in
             if let domain {
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND (domain = ? OR substr(domain, 1, ?) = ?)",
-                                        arguments: [now.timeIntervalSinceReferenceDate, domain, domain.utf8.count + 1, domain + "."]) ?? 0
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND (domain = ? OR (domain >= ? AND domain < ?))",
+                                        arguments: [now.timeIntervalSinceReferenceDate, domain, domain + ".", domain + "/"]) ?? 0
             }
             return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ?",
                                     arguments: [now.timeIntervalSinceReferenceDate]) ?? 0
@@ -177,8 +177,9 @@ extension IndexStore {
             var sql = "SELECT uid, domain, expires, attrs FROM item WHERE expires > ?"
             var arguments: [any DatabaseValueConvertible] = [now.timeIntervalSinceReferenceDate]
             if let domain {
-                sql += " AND (domain = ? OR substr(domain, 1, ?) = ?)"
-                arguments += [domain, domain.utf8.count + 1, domain + "."]
+                // Sub-domains by a binary range ("d." ≤ x < "d/"): substr counts characters, not UTF-8 bytes.
+                sql += " AND (domain = ? OR (domain >= ? AND domain < ?))"
+                arguments += [domain, domain + ".", domain + "/"]
             }
             if let identifier {
                 sql += " AND uid > ?"

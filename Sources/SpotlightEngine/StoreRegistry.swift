@@ -22,6 +22,7 @@ public enum StoreRegistry {
             if let existing = stores[key] { return existing }
             let store = try IndexStore(url: url, create: create)
             stores[key] = store
+            installExitHook
             return store
         }
     }
@@ -39,6 +40,13 @@ public enum StoreRegistry {
         let removed = stores.withLock { $0.removeValue(forKey: key) }
         try? removed?.close()
     }
+
+    /// Closes every open store when the process exits normally (`exit`, or returning from `main`), so a short-lived
+    /// process leaves its committed data in the `.sqlite` files, not only in their WALs (`IndexStore.close`).
+    /// A killed process skips this; its commits are in the WAL, which the next open replays.
+    private static let installExitHook: Void = {
+        atexit { StoreRegistry.forgetAll() }
+    }()
 
     /// Drops every cached store (tests use it between cases that relocate the root).
     public static func forgetAll() {

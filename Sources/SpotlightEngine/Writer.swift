@@ -37,11 +37,12 @@ struct Writer {
             }
         case .deleteDomains(let domains):
             for domain in domains {
-                let escaped = domain.replacingOccurrences(of: "\\", with: "\\\\")
-                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+                // Exactly, and sub-domains by a case-sensitive `domain.` prefix (a binary range: "d." ≤ x < "d/"), as
+                // `count(domain:)` and `listItems(domain:)` match (issue 17: `LIKE` ignored case, so "Mail" deleted
+                // "mail.inbox").
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT id, domain, attrs, hint, lastUsed FROM item WHERE domain = ? OR domain LIKE ? ESCAPE '\\'
-                    """, arguments: [domain, escaped + ".%"])
+                    SELECT id, domain, attrs, hint, lastUsed FROM item WHERE domain = ? OR (domain >= ? AND domain < ?)
+                    """, arguments: [domain, domain + ".", domain + "/"])
                 for row in rows { try deleteRow(row) }
             }
         case .deleteAll:

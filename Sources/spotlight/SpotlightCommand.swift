@@ -18,12 +18,13 @@ struct Spotlight: AsyncParsableCommand {
             spotlight open 1                continue result 1 of the last search in its app
             spotlight -i                    search as you type
             spotlight doctor                check and repair every index
+            spotlight backup <app> <file>   copy an index consistently (not cp: data may be in its -wal)
 
             To search for a word that is also a command (open, apps…), use `spotlight search <words>`.
 
             Indexes live in $OPENSPOTLIGHT_HOME, else $XDG_DATA_HOME/openspotlight; apps register in $XDG_DATA_HOME/applications. See Documentation/System.md.
             """,
-        subcommands: [Search.self, Open.self, Call.self, Directions.self, Apps.self, Query.self, Doctor.self, Reindex.self],
+        subcommands: [Search.self, Open.self, Call.self, Directions.self, Apps.self, Query.self, Doctor.self, Reindex.self, Backup.self],
         defaultSubcommand: Search.self)
 }
 
