@@ -39,6 +39,10 @@ public final class IndexStore: Sendable {
     let busyPolicy = BusyPolicy()
     let checkpointer = IdleCheckpointer()
     let closed = Mutex(false)
+    /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
+    let walLost = Atomic<Bool>(false)
+    /// Whether the store's WAL was deleted while it was open; a new `IndexStore` must replace this one.
+    public var needsReopening: Bool { walLost.load(ordering: .relaxed) }
 
     /// Opens (and creates if needed) the store at `url`.
     ///

@@ -14,7 +14,8 @@ public enum StoreRegistry {
         let key = url.standardizedFileURL.path
         if let store = stores.value[key] {
             // A store whose file was deleted behind our back (by a user, or `spotlight doctor`) is reopened.
-            if FileManager.default.fileExists(atPath: key) { return store }
+            // So is one whose WAL was deleted under it (its commits were copied into the main file).
+            if FileManager.default.fileExists(atPath: key), !store.needsReopening { return store }
             forget(url)
         }
         // Opened under the lock: two threads opening the same new file at once would race to set it up.

@@ -154,6 +154,13 @@ extension IndexStore {
                 result = try body(db)
                 return .commit
             }
+            // The WAL was deleted behind our back (a user's `rm`, a cleaner): this connection still holds the
+            // deleted file open and the commit went there, where no one else will ever read it. Copy it into the main
+            // file now, and have the registry reopen the store with a new WAL (issue 17: such commits were lost).
+            if access(url.path + "-wal", F_OK) != 0 {
+                _ = try? db.checkpoint(.passive)
+                walLost.store(true, ordering: .relaxed)
+            }
         }
         checkpointer.noteCommit { [weak self] in self?.checkpointIfOpen(.passive) }
         return result!
