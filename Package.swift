@@ -7,6 +7,12 @@ let package = Package(
     products: [
         .library(name: "OpenCoreSpotlight", targets: ["OpenCoreSpotlight"]),
         .library(name: "CoreSpotlightShim", targets: ["CoreSpotlightShim"]),
+        // Apple's module names on Linux: depend on these with `condition: .when(platforms: [.linux])` and write
+        // `import CoreSpotlight` / `import UniformTypeIdentifiers` / `import MobileCoreServices` as on Apple's
+        // platforms (README, "The same sources on macOS and Linux").
+        .library(name: "CoreSpotlight", targets: ["CoreSpotlight"]),
+        .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
+        .library(name: "MobileCoreServices", targets: ["MobileCoreServices"]),
         .library(name: "SpotlightQueryLanguage", targets: ["SpotlightQueryLanguage"]),
         .library(name: "SpotlightEngine", targets: ["SpotlightEngine"]),
         .library(name: "SpotlightGRDB", targets: ["SpotlightGRDB"]),
@@ -32,8 +38,20 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // `UTType` and the `kUTType…` constants where Linux lacks UniformTypeIdentifiers (Apple's framework elsewhere).
+        .target(name: "OpenUniformTypeIdentifiers"),
         // Apple's Core Spotlight API with Apple's names, over the engine.
-        .target(name: "OpenCoreSpotlight", dependencies: ["SpotlightEngine", "SpotlightQueryLanguage"]),
+        .target(name: "OpenCoreSpotlight", dependencies: ["SpotlightEngine", "SpotlightQueryLanguage", "OpenUniformTypeIdentifiers"]),
+        // Apple's module names, re-exporting ours on Linux (empty on Apple platforms, where the frameworks exist).
+        .target(name: "CoreSpotlight", dependencies: [
+            .target(name: "OpenCoreSpotlight", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
+        ]),
+        .target(name: "UniformTypeIdentifiers", dependencies: [
+            .target(name: "OpenUniformTypeIdentifiers", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
+        ]),
+        .target(name: "MobileCoreServices", dependencies: [
+            .target(name: "OpenUniformTypeIdentifiers", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
+        ]),
         // Re-exports Apple's CoreSpotlight where it exists, OpenCoreSpotlight elsewhere.
         .target(name: "CoreSpotlightShim", dependencies: [
             .target(name: "OpenCoreSpotlight", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
@@ -67,7 +85,7 @@ let package = Package(
             path: "Examples/Tags"
         ),
         // The README's first example.
-        .executableTarget(name: "quickstart", dependencies: ["OpenCoreSpotlight"], path: "Examples/Quickstart"),
+        .executableTarget(name: "quickstart", dependencies: ["CoreSpotlight"], path: "Examples/Quickstart"),
         // A child process for crash and multi-process tests.
         .executableTarget(name: "openspotlight-test-helper", dependencies: ["OpenCoreSpotlight", "SpotlightEngine"]),
 
@@ -85,13 +103,24 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BenchmarkSmokeTests", dependencies: ["spotlight-bench"]),
+        // Apple-style app code with Apple's module names, in both language modes (issue 11): it must compile
+        // unchanged and run.
+        .testTarget(
+            name: "AppleSampleCodeTests",
+            dependencies: ["CoreSpotlight", "UniformTypeIdentifiers"]
+        ),
+        .testTarget(
+            name: "AppleSampleCodeSwift5Tests",
+            dependencies: ["CoreSpotlight", "UniformTypeIdentifiers", "MobileCoreServices"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "SpotlightGRDBTests",
             dependencies: ["SpotlightGRDB", "OpenCoreSpotlight", "tags", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "SpotlightSystemTests",
-            dependencies: ["SpotlightSystem", "spotlight", "colleagues", "smoothies"]
+            dependencies: ["SpotlightSystem", "spotlight", "colleagues", "smoothies", "spotlight-demo"]
         ),
     ],
     swiftLanguageModes: [.v6]

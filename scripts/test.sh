@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 swift build --build-tests
+# The install script, end to end in a throwaway prefix (reuses the debug build).
+scripts/test-install.sh
 swift test --skip-build 2>&1 | tee .build/test-output.txt

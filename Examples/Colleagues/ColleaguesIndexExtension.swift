@@ -29,6 +29,30 @@ final class ColleaguesIndexExtension: CSIndexExtensionRequestHandler {
         }
     }
 
+    /// The card, for dragging or sharing a result out of search.
+    override func data(for searchableIndex: CSSearchableIndex, itemIdentifier: String, typeIdentifier: String) throws -> Data {
+        guard let employee = Directory.employee(id: itemIdentifier) else { throw CocoaError(.fileNoSuchFile) }
+        switch typeIdentifier {
+        case UTType.vCard.identifier: return Data(employee.vCard.utf8)
+        case UTType.plainText.identifier: return Data(employee.card.utf8)
+        default: throw CocoaError(.fileReadUnsupportedScheme)
+        }
+    }
+
+    /// A copy of the card as a file (Colleagues keeps no files of its own, so in place is a copy too).
+    override func fileURL(for searchableIndex: CSSearchableIndex, itemIdentifier: String, typeIdentifier: String,
+                          inPlace: Bool) throws -> URL {
+        let data = try self.data(for: searchableIndex, itemIdentifier: itemIdentifier, typeIdentifier: typeIdentifier)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("colleagues-\(itemIdentifier).vcf")
+        try data.write(to: url, options: .atomic)
+        return url
+    }
+
+    /// The current record of employees, for the system (the async form).
+    override func searchableItems(forIdentifiers identifiers: [String]) async -> [CSSearchableItem] {
+        identifiers.compactMap(Directory.employee(id:)).map(\.searchableItem)
+    }
+
     override func searchableIndexDidThrottle(_ searchableIndex: CSSearchableIndex) {
         log("searchableIndexDidThrottle")
     }

@@ -37,8 +37,20 @@ struct Employee: Sendable {
         attributes.latitude = NSNumber(value: office.latitude)
         attributes.longitude = NSNumber(value: office.longitude)
         attributes.supportsNavigation = true
+        // The card can be dragged or shared out of search: `spotlight data` / `spotlight file` ask the extension.
+        attributes.providerDataTypeIdentifiers = [UTType.vCard.identifier, UTType.plainText.identifier]
+        attributes.providerFileTypeIdentifiers = [UTType.vCard.identifier]
         if relatedItem { attributes.relatedUniqueIdentifier = id }
         return attributes
+    }
+
+    /// The employee's card as a vCard 3.0.
+    var vCard: String {
+        let parts = name.split(separator: " ")
+        return [
+            "BEGIN:VCARD", "VERSION:3.0", "FN:\(name)", "N:\(parts.dropFirst().joined(separator: " "));\(parts.first ?? "");;;",
+            "TITLE:\(jobTitle)", "ORG:Example;\(department)", "TEL;TYPE=WORK:\(phone)", "EMAIL:\(email)", "END:VCARD",
+        ].joined(separator: "\r\n") + "\r\n"
     }
 
     /// The employee's card, as the app shows it.

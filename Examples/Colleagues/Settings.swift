@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreSpotlight
 
 /// What Colleagues makes searchable, as in the seed's settings screen.
 enum IndexingSetting: String, Codable, CaseIterable {
@@ -17,7 +18,7 @@ struct Settings: Codable {
     static var url: URL {
         let env = ProcessInfo.processInfo.environment
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+            ?? OpenSpotlight.homeDirectory.appendingPathComponent(".config")
         return base.appendingPathComponent("colleagues/settings.json")
     }
 

@@ -13,7 +13,8 @@ await IndexExtensionRunner.handleLaunchArguments(CommandLine.arguments, handler:
 
 do {
     try SpotlightApp.register(displayName: "Colleagues", icon: "system-users",
-                              comment: "The company directory", terminal: true, supportsSearchContinuation: true)
+                              comment: "The company directory", terminal: true, noDisplay: true,
+                              supportsSearchContinuation: true)
 } catch {
     log("could not register with the system: \(error)")
 }
@@ -33,8 +34,13 @@ func view(_ employee: Employee) {
     activity.keywords = [employee.department, employee.jobTitle]
     activity.persistentIdentifier = employee.id
     activity.isEligibleForSearch = setting != .disabled
-    // With All Records the activity and the item are one result (without relatedUniqueIdentifier, both appear).
-    activity.contentAttributeSet = employee.attributes(relatedItem: setting == .allRecords)
+    // With All Records the activity and the item are one result (without a related identifier, both appear).
+    // Otherwise the item does not exist yet, and Apple does not save an activity whose relatedUniqueIdentifier names
+    // a missing item: the weak relation keeps the activity, and merges it with the item once All Records
+    // indexes it (so Brent does not appear twice after the setting changes).
+    let attributes = employee.attributes(relatedItem: setting == .allRecords)
+    if setting != .allRecords { attributes.weakRelatedUniqueIdentifier = employee.id }
+    activity.contentAttributeSet = attributes
     activity.becomeCurrent()
     currentActivity = activity
 }

@@ -1,5 +1,5 @@
 import Foundation
-import OpenCoreSpotlight  // on Apple platforms: import CoreSpotlight
+import CoreSpotlight  // Apple's framework on Apple platforms, OpenSpotlight on Linux
 
 @main
 struct Quickstart {

@@ -6,21 +6,31 @@ final class SmoothiesIndexExtension: CSIndexExtensionRequestHandler {
     override func searchableIndex(_ searchableIndex: CSSearchableIndex,
                                   reindexAllSearchableItemsWithAcknowledgementHandler acknowledgementHandler: @escaping @Sendable () -> Void) {
         // The index was lost with its client state: index the whole menu in a batch that stores the new state.
+        // Smoothies keeps everything in its named index, so that is what it rebuilds whichever index the system
+        // names (Apple: an extension may use its own index rather than the one passed).
         Task {
             do {
-                try await MenuIndexer.indexMenu(into: searchableIndex)
+                try await MenuIndexer.indexMenu(into: CSSearchableIndex(name: MenuIndexer.indexName))
                 log("reindexed the menu")
+                acknowledgementHandler()
             } catch {
+                // Not acknowledged: the request stays pending and is issued again.
                 log("reindexing failed: \(error)")
+                exit(1)
             }
-            acknowledgementHandler()
         }
     }
 
     override func searchableIndex(_ searchableIndex: CSSearchableIndex, reindexSearchableItemsWithIdentifiers identifiers: [String],
                                   acknowledgementHandler: @escaping @Sendable () -> Void) {
         let items = identifiers.compactMap(Menu.smoothie(id:)).map(\.searchableItem)
-        searchableIndex.indexSearchableItems(items) { _ in acknowledgementHandler() }
+        CSSearchableIndex(name: MenuIndexer.indexName).indexSearchableItems(items) { error in
+            if let error {
+                log("reindexing \(identifiers.count) smoothies failed: \(error)")
+                exit(1)
+            }
+            acknowledgementHandler()
+        }
     }
 
     override func searchableIndexDidThrottle(_ searchableIndex: CSSearchableIndex) {

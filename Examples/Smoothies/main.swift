@@ -13,17 +13,18 @@ await IndexExtensionRunner.handleLaunchArguments(CommandLine.arguments, handler:
 
 do {
     try SpotlightApp.register(displayName: "Smoothies", icon: "applications-food", comment: "Smoothie recipes",
-                              terminal: true, supportsSearchContinuation: true)
+                              terminal: true, noDisplay: true,
+                              supportsSearchContinuation: true)
 } catch {
     log("could not register with the system: \(error)")
 }
 
-/// When each smoothie was last ordered, in `$XDG_CONFIG_HOME/smoothies/orders.json`.
+/// When each smoothie was last ordered, in `$XDG_STATE_HOME/smoothies/orders.json` (state, not configuration).
 enum Orders {
     static var url: URL {
         let env = ProcessInfo.processInfo.environment
-        let base = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+        let base = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? OpenSpotlight.homeDirectory.appendingPathComponent(".local/state")
         return base.appendingPathComponent("smoothies/orders.json")
     }
 
@@ -105,15 +106,19 @@ continuation.onContinueUserActivity(CSQueryContinuationActionType) { activity in
     try? await search(text, engage: nil)
 }
 
-// Keep the index in step with the menu; the client state makes this a no-op when nothing changed.
-do {
-    if try await MenuIndexer.syncMenu() {
-        log("indexed \(Menu.all.count) smoothies (menu version \(Menu.version))")
-    } else {
-        log("the index is up to date (menu version \(Menu.version)); skipped indexing")
+var arguments = Array(CommandLine.arguments.dropFirst())
+let isHelp = arguments.first.map { ["help", "--help", "-h"].contains($0) } ?? false
+
+// Keep the index in step with the menu; the client state makes this a no-op when nothing changed (and then
+// nothing is said).
+if !isHelp {
+    do {
+        if try await MenuIndexer.syncMenu() {
+            log("indexed \(Menu.all.count) smoothies (menu version \(Menu.version))")
+        }
+    } catch {
+        log("could not index the menu: \(error)")
     }
-} catch {
-    log("could not index the menu: \(error)")
 }
 
 if ContinuationHandler.containsContinuation(CommandLine.arguments) {
@@ -127,10 +132,10 @@ let usage = """
            smoothies show <id or title>
            smoothies order <id or title>          updates the smoothie's lastUsedDate
            smoothies search <words> [--engage <id or number>]
+           smoothies reindex                      index the whole menu again
            smoothies --continue-activity <payload>   (what `spotlight open` runs)
     """
 
-var arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.isEmpty ? "list" : arguments.removeFirst()
 do {
     switch command {
@@ -157,13 +162,16 @@ do {
             arguments.removeSubrange(i...(i + 1))
         }
         try await search(arguments.joined(separator: " "), engage: engage)
+    case "reindex":
+        try await MenuIndexer.indexMenu(into: CSSearchableIndex(name: MenuIndexer.indexName))
+        print("Indexed \(Menu.all.count) smoothies.")
     case "help", "--help", "-h":
         print(usage)
     default:
-        print(usage)
+        FileHandle.standardError.write(Data("smoothies: unknown command \"\(command)\"\n\(usage)\n".utf8))
         exit(2)
     }
 } catch {
-    print("smoothies: \(error)")
+    FileHandle.standardError.write(Data("smoothies: \(error)\n".utf8))
     exit(1)
 }

@@ -58,7 +58,7 @@ enum TagsApp {
         let env = ProcessInfo.processInfo.environment
         if let path = env["TAGS_DATABASE"], !path.isEmpty { return URL(fileURLWithPath: path) }
         let data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            ?? OpenSpotlight.homeDirectory.appendingPathComponent(".local/share")
         return data.appendingPathComponent("openspotlight-tags/tags.sqlite")
     }
 

@@ -77,7 +77,9 @@ extension CSIndexError {
             return CSIndexError(.unknownError, message: "\(error)")
         }
         switch error.code {
-        case .indexUnavailable, .corruptIndex, .unsupportedFormat:
+        // Deviation: Apple has no permission error; an index this user may not read or write is "unavailable",
+        // with a message that says permission was denied.
+        case .indexUnavailable, .corruptIndex, .unsupportedFormat, .permissionDenied:
             return CSIndexError(.indexUnavailableError, message: error.message)
         case .invalidItem:
             return CSIndexError(.invalidItemError, message: error.message)

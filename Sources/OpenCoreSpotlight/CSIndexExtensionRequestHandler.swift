@@ -79,6 +79,16 @@ open class CSIndexExtensionRequestHandler: NSObject, CSSearchableIndexDelegate {
         searchableItemsHandler([])
     }
 
+    /// Full items for the given identifiers, the async form; by default it calls
+    /// `searchableItems(forIdentifiers:searchableItemsHandler:)`. Override either.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindexdelegate/searchableitems(foridentifiers:searchableitemshandler:)>
+    open func searchableItems(forIdentifiers identifiers: [String]) async -> [CSSearchableItem] {
+        await withCheckedContinuation { continuation in
+            searchableItems(forIdentifiers: identifiers) { continuation.resume(returning: $0) }
+        }
+    }
+
     /// Items the system enriched as their `updateListenerOptions` asked.
     open func searchableItemsDidUpdate(_ items: [CSSearchableItem]) {}
 }

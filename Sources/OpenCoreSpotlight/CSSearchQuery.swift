@@ -34,8 +34,10 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
     private var _isCancelled = false
     private var _foundItemCount = 0
     private var _started = false
-    private var _foundItemsHandler: (@Sendable ([CSSearchableItem]) -> Void)?
-    private var _completionHandler: (@Sendable ((any Error)?) -> Void)?
+    // Apple's handler properties are not @Sendable: the app's closures may capture its (main-actor) state, as
+    // they do with Apple's SDK. They are stored under `lock` and called on `handlerQueue`, one at a time.
+    private var _foundItemsHandler: (([CSSearchableItem]) -> Void)?
+    private var _completionHandler: (((any Error)?) -> Void)?
 
     /// Items per `foundItemsHandler` call.
     public static let batchSize = 100
@@ -73,14 +75,19 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         return _foundItemCount
     }
 
-    /// Called with each new batch of found items. Calls are serialized.
-    open var foundItemsHandler: (@Sendable ([CSSearchableItem]) -> Void)? {
+    /// Called with each new batch of found items. Calls are serialized, on a background queue.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchquery/founditemshandler>
+    open var foundItemsHandler: (([CSSearchableItem]) -> Void)? {
         get { lock.lock(); defer { lock.unlock() }; return _foundItemsHandler }
         set { lock.lock(); _foundItemsHandler = newValue; lock.unlock() }
     }
 
-    /// Called exactly once when the query ends: `nil` on success, a `CSSearchQueryError` otherwise.
-    open var completionHandler: (@Sendable ((any Error)?) -> Void)? {
+    /// Called exactly once when the query ends, on a background queue: `nil` on success, a `CSSearchQueryError`
+    /// otherwise.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchquery/completionhandler>
+    open var completionHandler: (((any Error)?) -> Void)? {
         get { lock.lock(); defer { lock.unlock() }; return _completionHandler }
         set { lock.lock(); _completionHandler = newValue; lock.unlock() }
     }
@@ -108,7 +115,7 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
             } catch let e {
                 error = CSSearchQueryError.from(e)
             }
-            let completion = self.completionHandler
+            nonisolated(unsafe) let completion = self.completionHandler
             self.handlerQueue.async { completion?(error) }
         }
     }
@@ -138,8 +145,11 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
             .compactMap { name in
                 do {
                     return try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root, create: false)
-                } catch let error as EngineError where error.code == .indexUnavailable {
-                    return nil  // removed since listed
+                } catch let error as EngineError where error.code == .indexUnavailable
+                    && !FileManager.default.fileExists(atPath: StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root).path) {
+                    // Deviation: a store that cannot be opened fails the query (indexUnreachable); only one removed
+                    // since it was listed is skipped.
+                    return nil
                 }
             }
     }
@@ -227,11 +237,15 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         public typealias Element = Item
         let stream: AsyncThrowingStream<Item, any Error>
 
-        public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(base: stream.makeAsyncIterator())
+        public typealias AsyncIterator = Iterator
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(base: stream.makeAsyncIterator())
         }
 
-        public struct AsyncIterator: AsyncIteratorProtocol {
+        /// The iterator of the results.
+        public struct Iterator: AsyncIteratorProtocol {
+            public typealias Element = Item
             var base: AsyncThrowingStream<Item, any Error>.AsyncIterator
             public mutating func next() async throws -> Item? {
                 try await base.next()
@@ -239,8 +253,9 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         }
 
         /// One found item.
-        public struct Item: Sendable, Hashable, Identifiable, Comparable {
-            public let item: CSSearchableItem
+        public struct Item: Hashable, Identifiable, Comparable, @unchecked Sendable {
+            // @unchecked Sendable as Apple's: CSSearchableItem is a class the app mutates from one thread at a time.
+            public var item: CSSearchableItem
             public var id: String { item.uniqueIdentifier }
 
             public static func == (lhs: Item, rhs: Item) -> Bool { lhs.item.uniqueIdentifier == rhs.item.uniqueIdentifier }

@@ -57,7 +57,7 @@ public struct CSSearchQueryError: CustomNSError, Hashable, Sendable {
         switch error.code {
         case .cancelled: return CSSearchQueryError(.cancelled, message: error.message)
         case .invalidQuery: return CSSearchQueryError(.invalidQuery, message: error.message)
-        case .indexUnavailable, .corruptIndex, .unsupportedFormat:
+        case .indexUnavailable, .corruptIndex, .unsupportedFormat, .permissionDenied:
             return CSSearchQueryError(.indexUnreachable, message: error.message)
         default: return CSSearchQueryError(.unknown, message: error.message)
         }

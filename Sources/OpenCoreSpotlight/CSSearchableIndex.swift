@@ -1,5 +1,6 @@
 import Foundation
 import SpotlightEngine
+import Synchronization
 
 /// The on-device index of the app's searchable items.
 ///
@@ -32,18 +33,25 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     open weak var indexDelegate: (any CSSearchableIndexDelegate)?
 
     private let queue: DispatchQueue
-    private let state = IndexState()
+    /// The open batch, if any.
+    private let state = Mutex<Batch?>(nil)
 
     /// Whether indexing works on this machine: the index directory can be created and written.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/isindexingavailable()>
     open class func isIndexingAvailable() -> Bool {
-        let root = StoreLocation.rootDirectory
+        isIndexingAvailable(root: StoreLocation.rootDirectory)
+    }
+
+    /// Whether the index location can be created and written: its nearest existing ancestor is a writable
+    /// directory.
+    internal static func isIndexingAvailable(root: URL) -> Bool {
         var probe = root
-        while !FileManager.default.fileExists(atPath: probe.path), probe.path != "/" {
+        var isDirectory: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: probe.path, isDirectory: &isDirectory), probe.path != "/" {
             probe.deleteLastPathComponent()
         }
-        return FileManager.default.isWritableFile(atPath: probe.path)
+        return isDirectory.boolValue && FileManager.default.isWritableFile(atPath: probe.path)
     }
 
     private static let defaults = LockedDefaults()
@@ -95,15 +103,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// as Apple's system does when an index is lost.
     internal func store() throws -> IndexStore {
         let name = indexName ?? StoreLocation.defaultIndexName
-        do {
-            return try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root)
-        } catch let error as EngineError where error.code == .corruptIndex || error.code == .unsupportedFormat {
-            let url = StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root)
-            try StoreRecovery.moveAside(url, reason: error.message)
-            let store = try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root)
-            requestReindexAll()
-            return store
-        }
+        let opened = try StoreRecovery.openStore(app: applicationIdentifier, indexName: name, root: root)
+        if opened.rescue != nil { requestReindexAll() }
+        return opened.store
     }
 
     /// Asks the delegate to reindex every item (after the index was lost), on a background queue.
@@ -123,7 +125,12 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// Invalid items (an empty identifier, a NaN coordinate, a custom value of the wrong type, a value over the
     /// limits of `IndexLimits`) fail the whole call with `CSIndexError.invalidItemError`; nothing is indexed.
     ///
+    /// Inside a batch (`beginBatch()`), the completion handler is called once the items are validated and
+    /// accepted into the batch, so `try await index.indexSearchableItems(items)` returns; the items become
+    /// visible and durable with the batch, which `endBatch`'s completion reports.
+    ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/indexsearchableitems(_:completionhandler:)>
+    @preconcurrency
     open func indexSearchableItems(_ items: [CSSearchableItem], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         let now = Date()
         let operations: [IndexOperation]
@@ -140,6 +147,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// Removes items by identifier. Unknown identifiers are ignored.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/deletesearchableitems(withidentifiers:completionhandler:)>
+    @preconcurrency
     open func deleteSearchableItems(withIdentifiers identifiers: [String], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         submit([.delete(identifiers: identifiers)], batchable: true, completionHandler: completionHandler)
     }
@@ -147,6 +155,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// Removes the items of the given domains and of their subdomains (`a.b` also removes `a.b.c`).
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/deletesearchableitems(withdomainidentifiers:completionhandler:)>
+    @preconcurrency
     open func deleteSearchableItems(withDomainIdentifiers domainIdentifiers: [String], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         submit([.deleteDomains(domainIdentifiers)], batchable: true, completionHandler: completionHandler)
     }
@@ -154,6 +163,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// Removes every item of this index and forgets its client state.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/deleteallsearchableitems(completionhandler:)>
+    @preconcurrency
     open func deleteAllSearchableItems(completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         submit([.deleteAll], batchable: true, completionHandler: completionHandler)
     }
@@ -161,8 +171,22 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     // MARK: - Batching
 
     /// Starts a batch: index and delete calls are collected until `endBatch(withClientState:completionHandler:)`,
-    /// which commits them and the client state in one atomic, durable transaction. Their completion handlers
-    /// are called when the batch ends.
+    /// which commits them and the client state in one atomic, durable transaction.
+    ///
+    /// ```swift
+    /// let index = CSSearchableIndex(name: "SpotlightSearchExample")
+    /// index.beginBatch()
+    /// try await index.indexSearchableItems(items)          // returns once the items are accepted into the batch
+    /// try await index.endBatch(withClientState: state)      // returns once the batch and state are durable
+    /// ```
+    ///
+    /// Inside a batch, the completion handler of an index or delete call is called as soon as the call is
+    /// validated and accepted into the batch (an invalid item fails its call at once, and nothing of that call
+    /// joins the batch). Nothing of the batch is visible to queries until it ends; whether it was committed is
+    /// what `endBatch`'s completion handler reports.
+    ///
+    /// Calling `beginBatch()` again before the batch ended keeps the open batch and everything in it: the next
+    /// `endBatch` commits it all. Nothing is discarded.
     ///
     /// On the default index batching is not supported: calls are applied at once and ending the batch fails with
     /// `CSIndexError.invalidClientStateError`.
@@ -172,7 +196,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
         // Deviation: Apple does not document what batching on the default index does; here the calls apply at
         // once and ending the batch fails with invalidClientStateError.
         guard indexName != nil else { return }
-        state.withLock { $0.batch = Batch() }
+        // Deviation: Apple asks not to call beginBatch() again before endBatch returned and leaves what happens
+        // undefined; here a second call keeps the open batch (nothing is lost) and the next endBatch commits it.
+        state.withLock { if $0 == nil { $0 = Batch() } }
     }
 
     /// Ends the batch, storing `clientState` with it atomically.
@@ -181,6 +207,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     ///   bytes or more; nothing of the batch is applied then.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/endbatch(withclientstate:completionhandler:)>
+    @preconcurrency
     open func endBatch(withClientState clientState: Data, completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         endBatch(.set(clientState), completionHandler: completionHandler)
     }
@@ -189,6 +216,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// `newClientState` with it; otherwise applies nothing and fails with `CSIndexError.mismatchedClientState`.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/endindexbatch(expectedclientstate:newclientstate:completionhandler:)>
+    @preconcurrency
     open func endIndexBatch(expectedClientState: Data?, newClientState: Data, completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         endBatch(.compareAndSet(expected: expectedClientState, new: newClientState), completionHandler: completionHandler)
     }
@@ -196,6 +224,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// The spelling of `endIndexBatch(expectedClientState:newClientState:completionHandler:)` used in some of
     /// Apple's material.
     // Deviation: an alias of Apple's Swift name, kept because both spellings appear in Apple's material.
+    @preconcurrency
     open func endBatch(expectedClientState: Data?, newClientState: Data, completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         endIndexBatch(expectedClientState: expectedClientState, newClientState: newClientState, completionHandler: completionHandler)
     }
@@ -204,18 +233,14 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     public static let maximumClientStateSize = 249
 
     private func endBatch(_ change: IndexStore.ClientStateChange, completionHandler: (@Sendable ((any Error)?) -> Void)?) {
-        let batch = state.withLock { s -> Batch? in
-            defer { s.batch = nil }
-            return s.batch
+        let batch = state.withLock { open -> Batch? in
+            defer { open = nil }
+            return open
         }
-        let completions = (batch?.completions ?? []) + [completionHandler].compactMap { $0 }
-        // Deviation: when the batch fails (state too large, mismatched state), nothing of it is applied and every
-        // call made during it gets the error.
-        let finish: @Sendable ((any Error)?) -> Void = { error in
-            for completion in completions { completion(error) }
-        }
+        // Deviation: when the batch fails (state too large, mismatched state), nothing of it is applied; the
+        // calls made during it completed when they were accepted, so only endBatch's completion gets the error.
         guard indexName != nil else {
-            complete(finish, CSIndexError(.invalidClientStateError,
+            complete(completionHandler, CSIndexError(.invalidClientStateError,
                 message: "batching and client state are not supported on the default index; use CSSearchableIndex(name:)"))
             return
         }
@@ -225,7 +250,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
         case .keep: newState = Data()
         }
         if newState.count > Self.maximumClientStateSize {
-            complete(finish, CSIndexError(.invalidClientStateError,
+            complete(completionHandler, CSIndexError(.invalidClientStateError,
                 message: "client state is \(newState.count) bytes; it must be less than 250 bytes"))
             return
         }
@@ -234,9 +259,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
             do {
                 try self.store().apply(operations, clientState: change)
                 self.deleteActivities(after: operations)
-                finish(nil)
+                completionHandler?(nil)
             } catch {
-                finish(CSIndexError.from(error))
+                completionHandler?(self.indexError(error))
             }
         }
     }
@@ -244,6 +269,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// Fetches the client state stored with the last batch; `nil` when none is stored.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/fetchlastclientstate(completionhandler:)>
+    @preconcurrency
     open func fetchLastClientState(completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {
         guard indexName != nil else {
             queue.async {
@@ -256,7 +282,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
             do {
                 completionHandler(try self.store().clientState(), nil)
             } catch {
-                completionHandler(nil, CSIndexError.from(error))
+                completionHandler(nil, self.indexError(error))
             }
         }
     }
@@ -267,13 +293,18 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
                         completionHandler: (@Sendable ((any Error)?) -> Void)?) {
         // Deviation: domain deletes and deleteAll made during a batch are part of the batch too (Apple's
         // batches cover index and delete-by-identifier calls).
-        let buffered = state.withLock { s -> Bool in
-            guard batchable, s.batch != nil else { return false }
-            s.batch?.operations += operations
-            if let completionHandler { s.batch?.completions.append(completionHandler) }
+        let buffered = state.withLock { open -> Bool in
+            guard batchable, open != nil else { return false }
+            open?.operations += operations
             return true
         }
-        if buffered { return }
+        if buffered {
+            // Deviation: Apple does not say when a call made inside a batch completes; its sample code awaits it, so
+            // it completes once accepted into the batch, and the batch's fate is endBatch's to report. On the
+            // index's queue, so completions keep the order of the calls.
+            complete(completionHandler, nil)
+            return
+        }
         // Deviation: the completion handler runs once the change is committed and durable, and the next query
         // sees it; Apple's runs when the change is journaled, and queries see it some time later.
         queue.async {
@@ -282,9 +313,21 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
                 self.deleteActivities(after: operations)
                 completionHandler?(nil)
             } catch {
-                completionHandler?(CSIndexError.from(error))
+                completionHandler?(self.indexError(error))
             }
         }
+    }
+
+    /// Apple's error for a failed change: `indexingUnsupported` when indexing is not available on this machine
+    /// at all (`isIndexingAvailable()` is false: the index location cannot be created or written), else the
+    /// engine's error mapped in the one place (`CSIndexError.from`).
+    private func indexError(_ error: any Error) -> CSIndexError {
+        let mapped = CSIndexError.from(error)
+        if mapped.code == .indexUnavailableError, !Self.isIndexingAvailable(root: root) {
+            return CSIndexError(.indexingUnsupported,
+                message: "indexing is not available: \(root.path) cannot be created or written (\(mapped.message))")
+        }
+        return mapped
     }
 
     private func complete(_ handler: (@Sendable ((any Error)?) -> Void)?, _ error: (any Error)?) {
@@ -300,7 +343,8 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     private func deleteActivities(after operations: [IndexOperation]) {
         #if !canImport(Darwin)
         guard (indexName ?? StoreLocation.defaultIndexName) != SavedUserActivity.indexName else { return }
-        _ = try? SavedUserActivity.cascade(afterDeleting: operations, applicationIdentifier: applicationIdentifier, rootDirectory: root)
+        _ = try? SavedUserActivity.cascade(afterDeleting: operations, onDefaultIndex: indexName == nil,
+                                           applicationIdentifier: applicationIdentifier, rootDirectory: root)
         #endif
     }
 
@@ -378,35 +422,21 @@ extension CSSearchableIndex {
 
 // MARK: - State
 
+/// The operations of an open batch, committed together by `endBatch`.
 private struct Batch {
     var operations: [IndexOperation] = []
-    var completions: [@Sendable ((any Error)?) -> Void] = []
 }
 
-private final class IndexState: @unchecked Sendable {
-    // @unchecked Sendable: every access goes through `lock`.
-    private let lock = NSLock()
-    private var value = (batch: Batch?.none, unused: 0)
-
-    func withLock<R>(_ body: (inout (batch: Batch?, unused: Int)) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}
-
-private final class LockedDefaults: @unchecked Sendable {
-    // @unchecked Sendable: every access goes through `lock`.
-    private let lock = NSLock()
-    private var indexes: [String: CSSearchableIndex] = [:]
+private final class LockedDefaults: Sendable {
+    private let indexes = Mutex<[String: CSSearchableIndex]>([:])
 
     func index(app: String, root: URL, make: () -> CSSearchableIndex) -> CSSearchableIndex {
-        lock.lock()
-        defer { lock.unlock() }
-        let key = root.path + "\u{0}" + app
-        if let index = indexes[key] { return index }
-        let index = make()
-        indexes[key] = index
-        return index
+        indexes.withLock { indexes in
+            let key = root.path + "\u{0}" + app
+            if let index = indexes[key] { return index }
+            let index = make()
+            indexes[key] = index
+            return index
+        }
     }
 }

@@ -35,6 +35,11 @@ public protocol CSSearchableIndexDelegate: NSObjectProtocol {
     func searchableItems(forIdentifiers identifiers: [String],
                          searchableItemsHandler: @escaping @Sendable ([CSSearchableItem]) -> Void)
 
+    /// Full items for the given identifiers (the async form of
+    /// `searchableItems(forIdentifiers:searchableItemsHandler:)`; the system calls this one, and by default it
+    /// calls the handler form, so a delegate implements whichever it prefers).
+    func searchableItems(forIdentifiers identifiers: [String]) async -> [CSSearchableItem]
+
     /// Items the system enriched as their `updateListenerOptions` asked.
     func searchableItemsDidUpdate(_ items: [CSSearchableItem])
 }
@@ -55,6 +60,11 @@ extension CSSearchableIndexDelegate {
     public func searchableItems(forIdentifiers identifiers: [String],
                                 searchableItemsHandler: @escaping @Sendable ([CSSearchableItem]) -> Void) {
         searchableItemsHandler([])
+    }
+    public func searchableItems(forIdentifiers identifiers: [String]) async -> [CSSearchableItem] {
+        await withCheckedContinuation { continuation in
+            searchableItems(forIdentifiers: identifiers) { continuation.resume(returning: $0) }
+        }
     }
     public func searchableItemsDidUpdate(_ items: [CSSearchableItem]) {}
 }

@@ -4,6 +4,32 @@ import Foundation
 ///
 /// Apple's header category: `CSSearchableItemAttributeSet (CSDocuments)`.
 extension CSSearchableItemAttributeSet {
+    /// Moves every attribute set in `sourceAttributeSet` (standard and custom) into this set, replacing values of
+    /// the same attributes, and leaves the source empty.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableitemattributeset/movefrom(_:)>
+    // Deviation: Apple does not document what moveFrom(_:) does; here it merges the source's values into the
+    // receiver (the source's win) and empties the source, as "move" says.
+    public func moveFrom(_ sourceAttributeSet: CSSearchableItemAttributeSet) {
+        guard sourceAttributeSet !== self else { return }
+        for (name, value) in sourceAttributeSet.attributes {
+            attributes[name] = value
+            clearedAttributes.remove(name)
+        }
+        for (name, entry) in sourceAttributeSet.customAttributes {
+            customAttributes[name] = entry
+            clearedCustomKeys[name] = nil
+            if sourceAttributeSet.invalidCustomKeys.contains(name) {
+                invalidCustomKeys.insert(name)
+            } else {
+                invalidCustomKeys.remove(name)
+            }
+        }
+        sourceAttributeSet.attributes = [:]
+        sourceAttributeSet.customAttributes = [:]
+        sourceAttributeSet.invalidCustomKeys = []
+    }
+
     /// The subject of the item.
     ///
     /// Queries may also name it `kMDItemSubject`.

@@ -35,20 +35,23 @@ open class CSSearchableItemAttributeSet: NSObject, NSCopying, @unchecked Sendabl
 
     /// Creates an attribute set for the given content type.
     ///
-    /// `contentType` is set to the type's identifier and `contentTypeTree` to the type and the types it conforms
-    /// to, most specific first.
+    /// `contentType` is set to the type's identifier. When the item is indexed, the index also records
+    /// `contentTypeTree` (the type and the types it conforms to, most specific first) unless the app set it, so
+    /// `contentTypeTree == "public.image"` finds JPEG items; the attribute set itself keeps `contentTypeTree` nil,
+    /// as Apple's does.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableitemattributeset/init(contenttype:)>
     public convenience init(contentType: UTType) {
         self.init()
         attributes["contentType"] = .string(contentType.identifier)
-        attributes["contentTypeTree"] = .array(contentType._conformanceTree.map { .string($0) })
     }
 
     /// Creates an attribute set for the given uniform type identifier string.
     ///
+    /// Apple marks this initializer "to be deprecated" in favour of `init(contentType:)`, which does not warn; so
+    /// it does not warn here either.
+    ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableitemattributeset/init(itemcontenttype:)>
-    @available(*, deprecated, message: "Use init(contentType:) instead")
     public convenience init(itemContentType: String) {
         self.init(contentType: UTType(itemContentType) ?? UTType(_unknownIdentifier: itemContentType))
     }
@@ -93,8 +96,9 @@ open class CSSearchableItemAttributeSet: NSObject, NSCopying, @unchecked Sendabl
             return
         }
         clearedCustomKeys[key.keyName] = nil
-        customAttributes[key.keyName] = (key, Self.attributeValue(fromObject: value) ?? .array([.null, .null]))
-        if Self.attributeValue(fromObject: value) == nil {
+        let converted = Self.attributeValue(fromObject: value)
+        customAttributes[key.keyName] = (key, converted ?? .array([.null, .null]))
+        if converted == nil {
             invalidCustomKeys.insert(key.keyName)
         } else {
             invalidCustomKeys.remove(key.keyName)
@@ -236,17 +240,25 @@ open class CSSearchableItemAttributeSet: NSObject, NSCopying, @unchecked Sendabl
         case let u as URL: return .url(u)
         case let u as NSURL: return (u as URL?).map { .url($0) }
         case let a as [Any]:
-            var values: [AttributeValue] = []
-            for element in a {
-                guard let v = attributeValue(fromObject: element), !v.isArray else { return nil }
-                values.append(v)
-            }
-            return .array(values)
+            return arrayValue(a)
         case let a as NSArray:
-            return attributeValue(fromObject: a.map { $0 })
+            return arrayValue(a.map { $0 })
         default:
             return nil
         }
+    }
+
+    /// An array of plain values; an array inside is refused before it is converted, so a value nested thousands
+    /// deep is rejected at once instead of recursing through it.
+    private static func arrayValue(_ elements: [Any]) -> AttributeValue? {
+        var values: [AttributeValue] = []
+        values.reserveCapacity(elements.count)
+        for element in elements {
+            if element is [Any] || element is NSArray { return nil }
+            guard let v = attributeValue(fromObject: element) else { return nil }
+            values.append(v)
+        }
+        return .array(values)
     }
 
     internal static func object(from value: AttributeValue) -> (any NSSecureCoding)? {
@@ -263,12 +275,5 @@ open class CSSearchableItemAttributeSet: NSObject, NSCopying, @unchecked Sendabl
         case .array(let a): return NSArray(array: a.compactMap { object(from: $0) })
         case .null: return NSNull()
         }
-    }
-}
-
-extension AttributeValue {
-    fileprivate var isArray: Bool {
-        if case .array = self { return true }
-        return false
     }
 }

@@ -30,7 +30,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
     internal let userQueryString: String
     internal let userContext: CSUserQueryContext
     private var _foundSuggestionCount = 0
-    private var _foundSuggestionsHandler: (@Sendable ([CSSuggestion]) -> Void)?
+    private var _foundSuggestionsHandler: (([CSSuggestion]) -> Void)?
     private var suggestionsWanted = false
 
     /// Creates a query for typed text. `nil` or empty text returns items by `rankingHint` and recency.
@@ -71,8 +71,11 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         return _foundSuggestionCount
     }
 
-    /// Called with the complete, ordered list of suggestions (replace what you show; don't append).
-    open var foundSuggestionsHandler: (@Sendable ([CSSuggestion]) -> Void)? {
+    /// Called with the complete, ordered list of suggestions (replace what you show; don't append), on a
+    /// background queue.
+    ///
+    /// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery/foundsuggestionshandler>
+    open var foundSuggestionsHandler: (([CSSuggestion]) -> Void)? {
         get { lock.lock(); defer { lock.unlock() }; return _foundSuggestionsHandler }
         set { lock.lock(); _foundSuggestionsHandler = newValue; lock.unlock() }
     }
@@ -168,8 +171,9 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
     // MARK: - async responses
 
     /// An item found by a user query.
-    public struct Item: Sendable, Hashable, Identifiable, Comparable {
-        public let item: CSSearchableItem
+    public struct Item: Hashable, Identifiable, Comparable, @unchecked Sendable {
+        // @unchecked Sendable as Apple's: CSSearchableItem is a class the app mutates from one thread at a time.
+        public var item: CSSearchableItem
         public init(item: CSSearchableItem) { self.item = item }
         public var id: String { item.uniqueIdentifier }
         public static func == (lhs: Item, rhs: Item) -> Bool { lhs.item.uniqueIdentifier == rhs.item.uniqueIdentifier }
@@ -184,8 +188,8 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
     }
 
     /// A suggestion found by a user query.
-    public struct Suggestion: Sendable, Hashable, Identifiable, Comparable {
-        public let suggestion: CSSuggestion
+    public struct Suggestion: Hashable, Identifiable, Comparable, @unchecked Sendable {
+        public var suggestion: CSSuggestion
         public init(suggestion: CSSuggestion) { self.suggestion = suggestion }
         public var id: String { suggestion.text }
         public static func == (lhs: Suggestion, rhs: Suggestion) -> Bool { lhs.suggestion.isEqual(rhs.suggestion) }
@@ -256,15 +260,19 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         public typealias Element = Response
         let stream: AsyncThrowingStream<Response, any Error>
 
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+        public typealias AsyncIterator = Iterator
 
-        public struct AsyncIterator: AsyncIteratorProtocol {
+        public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+
+        /// The iterator of the responses.
+        public struct Iterator: AsyncIteratorProtocol {
+            public typealias Element = Response
             var base: AsyncThrowingStream<Response, any Error>.AsyncIterator
             public mutating func next() async throws -> Response? { try await base.next() }
         }
 
         /// An item or a suggestion.
-        public enum Response: Sendable, Hashable, Identifiable {
+        public enum Response: Hashable, Identifiable, @unchecked Sendable {
             case item(Item)
             case suggestion(Suggestion)
 
@@ -282,9 +290,13 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         public typealias Element = Suggestion
         let stream: AsyncThrowingStream<Suggestion, any Error>
 
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+        public typealias AsyncIterator = Iterator
 
-        public struct AsyncIterator: AsyncIteratorProtocol {
+        public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+
+        /// The iterator of the suggestions.
+        public struct Iterator: AsyncIteratorProtocol {
+            public typealias Element = Suggestion
             var base: AsyncThrowingStream<Suggestion, any Error>.AsyncIterator
             public mutating func next() async throws -> Suggestion? { try await base.next() }
         }

@@ -27,3 +27,15 @@ public let CSActionIdentifier: String = "kCSActionIdentifier"
 
 /// The version of the Core Spotlight API this library follows (the value in Apple's shipped headers).
 public let CoreSpotlightAPIVersion: Int32 = 40
+
+/// The version of this implementation of Core Spotlight as a number.
+///
+/// Apple: <https://developer.apple.com/documentation/corespotlight/corespotlightversionnumber>
+// Deviation: Apple's value is the framework's build version (2333.x on iOS 18); ours is OpenSpotlight's own
+// version, which only grows. A global `var` as in Apple's header, never written here.
+nonisolated(unsafe) public var CoreSpotlightVersionNumber: Double = 0.6
+
+/// The version of this implementation of Core Spotlight as a NUL-terminated C string.
+///
+/// Apple: <https://developer.apple.com/documentation/corespotlight/corespotlightversionstring>
+nonisolated(unsafe) public let CoreSpotlightVersionString: UnsafePointer<UInt8> = ("OpenSpotlight-0.6" as StaticString).utf8Start

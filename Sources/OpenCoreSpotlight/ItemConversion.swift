@@ -27,12 +27,16 @@ enum ItemConversion {
             CSIndexError(.invalidItemError, message: "item \"\(id.prefix(80))\": \(message)")
         }
         guard !id.isEmpty else { throw invalid("the unique identifier is empty") }
+        // Deviation: NUL is refused (Apple does not say); it would cut the identifier short in the store ("a\0b"
+        // would replace "a").
+        guard !id.utf8.contains(0) else { throw invalid("the unique identifier contains a NUL character") }
         guard id.utf8.count <= IndexLimits.maximumIdentifierLength else {
             throw invalid("the unique identifier is longer than \(IndexLimits.maximumIdentifierLength) bytes")
         }
         let domain = item.domainIdentifier
         if let domain {
             guard !domain.isEmpty else { throw invalid("the domain identifier is empty") }
+            guard !domain.utf8.contains(0) else { throw invalid("the domain identifier contains a NUL character") }
             guard domain.utf8.count <= IndexLimits.maximumIdentifierLength else {
                 throw invalid("the domain identifier is longer than \(IndexLimits.maximumIdentifierLength) bytes")
             }
@@ -40,6 +44,7 @@ enum ItemConversion {
         let set = item.attributeSet
         var total = 0
         for (name, value) in set.attributes {
+            guard value.nestingDepth() <= 1 else { throw invalid("\(name) holds nested arrays") }
             try check(value, name: name, invalid: invalid)
             total += value.approximateByteCount
         }
@@ -54,14 +59,9 @@ enum ItemConversion {
         }
         var custom: [String: CustomAttribute] = [:]
         for (name, entry) in set.customAttributes {
-            let isArray: Bool
-            if case .array = entry.value { isArray = true } else { isArray = false }
-            if entry.key.isMultiValued && !isArray {
-                throw invalid("custom key \"\(name)\" is multi-valued; its value must be an array")
-            }
-            if !entry.key.isMultiValued && isArray {
-                throw invalid("custom key \"\(name)\" is not multi-valued; its value must not be an array")
-            }
+            // Apple documents no check of a value's shape against `multiValued`: an array for a single-valued key
+            // (or a scalar for a multi-valued one) is stored as given, and queries match any of an array's values.
+            guard entry.value.nestingDepth() <= 1 else { throw invalid("custom key \"\(name)\" holds nested arrays") }
             try check(entry.value, name: name, invalid: invalid)
             total += entry.value.approximateByteCount
             custom[name] = CustomAttribute(
@@ -73,6 +73,12 @@ enum ItemConversion {
             throw invalid("the item holds \(total) bytes; the limit is \(IndexLimits.maximumItemSize)")
         }
         var attributes = set.attributes
+        // The index records the content type's conformance tree, so queries on a supertype find the item; the
+        // app's attribute set is left as the app made it.
+        if attributes["contentTypeTree"] == nil, case .string(let identifier)? = attributes["contentType"] {
+            let type = UTType(identifier) ?? UTType(_unknownIdentifier: identifier)
+            attributes["contentTypeTree"] = .array(type._conformanceTree.map { .string($0) })
+        }
         // The item's domain is also readable as the attribute set's `domainIdentifier`.
         if attributes["domainIdentifier"] == nil, let domain { attributes["domainIdentifier"] = .string(domain) }
         let expiration = item.hasExplicitExpirationDate ? item.expirationDate! : CSSearchableItem.defaultExpiration(from: now)

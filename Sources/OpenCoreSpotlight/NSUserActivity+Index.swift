@@ -286,7 +286,7 @@ public struct SavedUserActivity: Sendable, Hashable {
     /// by domain "so you can delete them with deleteSearchableItems(withDomainIdentifiers:)"). `CSSearchableIndex`
     /// calls it once a deletion is committed. Returns the deleted activities' identifiers.
     @discardableResult
-    public static func cascade(afterDeleting operations: [IndexOperation],
+    public static func cascade(afterDeleting operations: [IndexOperation], onDefaultIndex: Bool = true,
                                applicationIdentifier app: String = OpenSpotlight.applicationIdentifier,
                                rootDirectory root: URL = OpenSpotlight.rootDirectory) throws -> [String] {
         var deletedIdentifiers: Set<String> = []
@@ -295,7 +295,9 @@ public struct SavedUserActivity: Sendable, Hashable {
         for operation in operations {
             switch operation {
             case .delete(let identifiers): deletedIdentifiers.formUnion(identifiers)
-            case .deleteDomains(let d): domains += d; broad = true
+            // As Apple's: deleting domains deletes the activities of those domains only when called on the default
+            // index (activities belong to it); on a named index only activities related to deleted items go.
+            case .deleteDomains(let d): if onDefaultIndex { domains += d }; broad = true
             case .deleteAll: broad = true
             case .upsert: break
             }
@@ -403,7 +405,8 @@ enum ActivityIndexer {
         }
 
         let uid = identifier(activity, userInfo: values, related: set.relatedUniqueIdentifier)
-        let store = try StoreRegistry.store(app: app, indexName: SavedUserActivity.indexName, root: root)
+        // A damaged activity index is moved aside and restarts empty (the one recovery policy, `StoreRecovery`).
+        let store = try StoreRecovery.openStore(app: app, indexName: SavedUserActivity.indexName, root: root).store
         var previous = try store.item(withIdentifier: uid, now: now).flatMap(SavedUserActivity.init)
         var operations: [IndexOperation] = []
         if let replacing, replacing != uid,

@@ -9,6 +9,12 @@ import Foundation
 /// Apple: <https://developer.apple.com/documentation/foundation/nsuseractivitypersistentidentifier>
 public typealias NSUserActivityPersistentIdentifier = String
 
+/// The activity type of a web page the app continues: a universal link opened in the app, with the page in
+/// `webpageURL`.
+///
+/// Apple: <https://developer.apple.com/documentation/foundation/nsuseractivitytypebrowsingweb>
+public let NSUserActivityTypeBrowsingWeb: String = "NSUserActivityTypeBrowsingWeb"
+
 /// The methods an activity calls on its delegate.
 ///
 /// Apple: <https://developer.apple.com/documentation/foundation/nsuseractivitydelegate>
@@ -252,6 +258,7 @@ open class NSUserActivity: NSObject {
     /// Deletes the app's saved activities that have one of these persistent identifiers.
     ///
     /// Apple: <https://developer.apple.com/documentation/foundation/nsuseractivity/deletesaveduseractivities(withpersistentidentifiers:completionhandler:)>
+    @preconcurrency
     open class func deleteSavedUserActivities(withPersistentIdentifiers persistentIdentifiers: [NSUserActivityPersistentIdentifier],
                                               completionHandler handler: @escaping @Sendable () -> Void) {
         let app = OpenSpotlight.applicationIdentifier
@@ -266,6 +273,7 @@ open class NSUserActivity: NSObject {
     /// Deletes every saved activity of the app.
     ///
     /// Apple: <https://developer.apple.com/documentation/foundation/nsuseractivity/deleteallsaveduseractivities(completionhandler:)>
+    @preconcurrency
     open class func deleteAllSavedUserActivities(completionHandler handler: @escaping @Sendable () -> Void) {
         let app = OpenSpotlight.applicationIdentifier
         let root = OpenSpotlight.rootDirectory

@@ -22,4 +22,8 @@ public enum OpenSpotlight {
 
     /// The directory holding every index.
     public static var rootDirectory: URL { StoreLocation.rootDirectory }
+
+    /// The user's home directory: `$HOME` when absolute, else the password database's (Foundation on Linux reads
+    /// only the latter). Every default location under `~` derives from it.
+    public static var homeDirectory: URL { StoreLocation.homeDirectory }
 }

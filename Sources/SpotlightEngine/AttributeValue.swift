@@ -38,6 +38,28 @@ public struct PersonValue: Sendable, Hashable {
 }
 
 extension AttributeValue {
+    /// The deepest nesting of arrays the engine stores (a plain value has depth 0, an array of strings depth 1).
+    /// Deeper values are refused with `.invalidItem` when written and are damage when read (`ValueCodec`), so no
+    /// path recurses deeper than this.
+    public static let maximumNestingDepth = 64
+
+    /// How deeply arrays nest in this value, counted without recursion (a hostile value may nest deeper than the
+    /// stack allows) and without looking further than one level past `limit`.
+    public func nestingDepth(upTo limit: Int = AttributeValue.maximumNestingDepth) -> Int {
+        var deepest = 0
+        var pending: [(AttributeValue, Int)] = [(self, 0)]
+        while let (value, depth) = pending.popLast() {
+            guard case .array(let elements) = value else { continue }
+            let inner = depth + 1
+            deepest = max(deepest, inner)
+            if inner > limit { return inner }
+            for element in elements {
+                if case .array = element { pending.append((element, inner)) }
+            }
+        }
+        return deepest
+    }
+
     /// Every string this value contributes to text search, in order (array elements, a person's name and handles,
     /// every localization).
     public var searchableStrings: [String] {

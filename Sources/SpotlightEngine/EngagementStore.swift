@@ -100,7 +100,7 @@ public final class EngagementStore: Sendable {
         let condition = columns.map { "\($0) = ?" }.joined(separator: " AND ")
         let arguments = StatementArguments(columns.map { keys[$0]! })
         let old = try Row.fetchOne(db, sql: "SELECT weight, last FROM \(table) WHERE \(condition)", arguments: arguments)
-        let previous = old.map { decayed($0["weight"], last: $0["last"], now: now) } ?? 0
+        let previous = try old.map { decayed(try $0.stored("weight"), last: try $0.stored("last"), now: now) } ?? 0
         try db.execute(
             sql: "INSERT OR REPLACE INTO \(table)(\(columns.joined(separator: ", ")), weight, last) VALUES(\(columns.map { _ in "?" }.joined(separator: ", ")), ?, ?)",
             arguments: arguments + [previous + weight, now.timeIntervalSinceReferenceDate])
@@ -112,15 +112,15 @@ public final class EngagementStore: Sendable {
         return try read { db in
             var boosts: [String: Double] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT uid, weight, last FROM engagement WHERE query = ''") {
-                let w = Self.decayed(row["weight"], last: row["last"], now: now)
-                boosts[row["uid"], default: 0] += min(Self.maxGeneralPoints, 0.25 * w)
+                let w = Self.decayed(try row.stored("weight"), last: try row.stored("last"), now: now)
+                boosts[try row.stored("uid"), default: 0] += min(Self.maxGeneralPoints, 0.25 * w)
             }
             if !normalized.isEmpty {
                 let rows = try Row.fetchAll(db, sql: "SELECT uid, weight, last FROM engagement WHERE query >= ? AND query < ?",
                                             arguments: [normalized, normalized + "\u{10FFFF}"])
                 var perItem: [String: Double] = [:]
                 for row in rows {
-                    perItem[row["uid"], default: 0] += Self.decayed(row["weight"], last: row["last"], now: now)
+                    perItem[try row.stored("uid"), default: 0] += Self.decayed(try row.stored("weight"), last: try row.stored("last"), now: now)
                 }
                 for (uid, w) in perItem {
                     boosts[uid, default: 0] += min(Self.maxQueryPoints, w)
@@ -139,8 +139,8 @@ public final class EngagementStore: Sendable {
                                         arguments: [normalized, normalized + "\u{10FFFF}"])
             var result: [(query: String, weight: Double)] = []
             for row in rows {
-                let weight = Self.decayed(row["weight"], last: row["last"], now: now)
-                if weight > 0.01 { result.append((row["query"], weight)) }
+                let weight = Self.decayed(try row.stored("weight"), last: try row.stored("last"), now: now)
+                if weight > 0.01 { result.append((try row.stored("query"), weight)) }
             }
             result.sort { $0.weight != $1.weight ? $0.weight > $1.weight : $0.query < $1.query }
             return Array(result.prefix(limit))

@@ -44,33 +44,58 @@ public final class IndexStore: Sendable {
     /// Whether the store's WAL was deleted while it was open; a new `IndexStore` must replace this one.
     public var needsReopening: Bool { walLost.load(ordering: .relaxed) }
 
+    /// Whether this process may only read the store: the file (or its folder) is not writable by this user.
+    /// Searches work; writes fail with `.permissionDenied`.
+    public let isReadOnly: Bool
+
     /// Opens (and creates if needed) the store at `url`.
     ///
-    /// - Throws: `EngineError` `.indexUnavailable` when the file cannot be created or opened, `.corruptIndex` when
-    ///   it is not a readable store, `.unsupportedFormat` when a newer version wrote it.
+    /// A store this user may read but not write opens read-only (`isReadOnly`), so it can still be searched.
+    /// Store files that are symbolic links are refused, never followed: a link could make writes land in another
+    /// app's store or outside the root.
+    ///
+    /// - Throws: `EngineError` `.indexUnavailable` when the file cannot be created or opened (or is a symbolic
+    ///   link), `.permissionDenied` when this user may not read it, `.corruptIndex` when it is not a readable
+    ///   store, `.unsupportedFormat` when a newer version wrote it.
     public init(url: URL, create: Bool = true) throws {
         self.url = url
-        let fm = FileManager.default
-        if !fm.fileExists(atPath: url.path) {
+        try StoreLocation.refuseSymbolicLinks(url)
+        if !StoreLocation.exists(url) {
             guard create else { throw EngineError(.indexUnavailable, "no index at \(url.path)") }
             do {
                 try StoreLocation.createPrivateDirectory(url.deletingLastPathComponent())
             } catch {
-                throw EngineError(.indexUnavailable, "cannot create \(url.deletingLastPathComponent().path): \(error)")
+                throw EngineError.fromFileError(error, "cannot create \(url.deletingLastPathComponent().path)")
             }
             // Create the file ourselves with mode 0600; SQLite gives the -wal and -shm files the same mode.
-            let fd = open(url.path, O_CREAT | O_RDWR, 0o600)
-            if fd < 0 {
-                throw EngineError(.indexUnavailable, "cannot create \(url.path): \(String(cString: strerror(errno)))")
+            // O_NOFOLLOW | O_EXCL: a link planted in the meantime is not followed.
+            let fd = open(url.path, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd < 0, errno != EEXIST {
+                throw EngineError.fromErrno(errno, "cannot create \(url.path)")
             }
-            closeDescriptor(fd)
+            if fd >= 0 { closeDescriptor(fd) }
         }
         turnstile = WriterTurnstile(storePath: url.path)
+        // Can this user read it, and write it? Asked by opening the file itself (`access` answers for the real user
+        // id, not the effective one): a file that cannot be opened for reading is a permission problem, never
+        // damage.
+        let readable = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if readable < 0 {
+            throw EngineError.fromErrno(errno, "cannot open the index \(url.path)")
+        }
+        closeDescriptor(readable)
+        let writableFile = open(url.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        if writableFile >= 0 { closeDescriptor(writableFile) }
+        // The folder must be writable too, for SQLite's -wal and -shm files.
+        let readOnly = writableFile < 0 || access(url.deletingLastPathComponent().path, W_OK | X_OK) != 0
+        self.isReadOnly = readOnly
         var config = Configuration()
         // Short polls instead of SQLite's busy timeout (sleeps of up to 100 ms): see `WriterTurnstile`.
         config.busyMode = .callback(busyPolicy.callback)
         config.label = "OpenSpotlight.IndexStore"
+        config.readonly = readOnly
         config.prepareDatabase { db in
+            guard !readOnly else { return }
             // FULL: a committed batch survives power loss, not only a crash of the process.
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // A 32 MB page cache per connection (SQLite's default is 2 MB): bulk loads touch many B-tree pages.
@@ -85,12 +110,21 @@ public final class IndexStore: Sendable {
         while true {
             do {
                 let pool = try DatabasePool(path: url.path, configuration: config)
-                try Self.migrate(pool, url: url)
+                if readOnly {
+                    try Self.checkFormat(pool, url: url)
+                } else {
+                    try Self.migrate(pool, url: url)
+                }
                 self.pool = pool
                 break
             } catch let error as DatabaseError where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempt < 100 {
                 attempt += 1
                 Thread.sleep(forTimeInterval: 0.05)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+                // Opening runs only our own fixed statements: an SQL error here means the file's schema is not
+                // ours any more ("unsupported file format", a table without its columns): damage (found by
+                // fuzzing; it used to be an unavailable index that was never recovered).
+                throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: \(error.message ?? "\(error)")")
             } catch let error as DatabaseError {
                 throw Self.map(error, url: url)
             } catch let error as EngineError {
@@ -101,12 +135,29 @@ public final class IndexStore: Sendable {
         }
     }
 
+    /// For a store opened read-only: the format is one this version reads (nothing is created or upgraded).
+    private static func checkFormat(_ pool: DatabasePool, url: URL) throws {
+        try pool.read { db in
+            guard try db.tableExists("meta"), try db.tableExists("item") else {
+                throw EngineError(.corruptIndex, "the index at \(url.path) has no item table")
+            }
+            let version = try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'")
+            if let version, version > Self.formatVersion {
+                throw EngineError(.unsupportedFormat,
+                    "the index at \(url.path) has format \(version); this version reads format \(Self.formatVersion)")
+            }
+        }
+    }
+
     static func map(_ error: DatabaseError, url: URL) -> EngineError {
         switch error.resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             return EngineError(.corruptIndex, "the index at \(url.path) is damaged: \(error.message ?? "\(error)")")
         case .SQLITE_FULL:
             return EngineError(.indexUnavailable, "the disk is full: \(url.path)")
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
+            return EngineError(.permissionDenied,
+                "permission denied: this user may not write the index at \(url.path) (\(error.message ?? "\(error)"))")
         case .SQLITE_INTERRUPT:
             return EngineError(.cancelled, "cancelled")
         default:
@@ -119,6 +170,9 @@ public final class IndexStore: Sendable {
             return try body()
         } catch let error as DatabaseError {
             throw Self.map(error, url: url)
+        } catch let error as RowDecodingError {
+            // A value of a type damage gave it, found by one of GRDB's fetching methods.
+            throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: \(error)")
         }
     }
 
@@ -133,6 +187,11 @@ public final class IndexStore: Sendable {
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 return
+            }
+            // No format version but tables already there: the meta row was lost to damage (found by fuzzing; it
+            // used to fail as "table item already exists", an unavailable index that was never recovered).
+            if try db.tableExists("item") {
+                throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: its format version is missing")
             }
             try db.execute(sql: """
                 CREATE TABLE item(
@@ -169,6 +228,8 @@ public final class IndexStore: Sendable {
     ///     that the stored state equals `expected` (nil = none stored) and applies nothing if it does not.
     ///   - now: the current time, for purging expired items.
     public func apply(_ operations: [IndexOperation], clientState: ClientStateChange = .keep, now: Date = Date()) throws {
+        try Self.validate(operations)
+        try refuseIfReadOnly()
         var newTerms: [String: Int64] = [:]
         try mapped {
             try writeTransaction { db in
@@ -199,10 +260,36 @@ public final class IndexStore: Sendable {
         }
     }
 
+    private func refuseIfReadOnly() throws {
+        if isReadOnly {
+            throw EngineError(.permissionDenied, "permission denied: this user may read but not write the index at \(url.path)")
+        }
+    }
+
+    /// Refuses what the store cannot hold exactly, before anything recurses over it or binds it: arrays nested
+    /// deeper than `AttributeValue.maximumNestingDepth`, and identifiers or domains containing NUL (SQLite's
+    /// text binding would cut them at the NUL, so `"a\0b"` would alias `"a"`).
+    static func validate(_ operations: [IndexOperation]) throws {
+        for operation in operations {
+            guard case .upsert(let item, _, _, _) = operation else { continue }
+            if item.uniqueIdentifier.utf8.contains(0) {
+                throw EngineError(.invalidItem, "the unique identifier \(item.uniqueIdentifier.debugDescription.prefix(80)) contains a NUL character")
+            }
+            if let domain = item.domainIdentifier, domain.utf8.contains(0) {
+                throw EngineError(.invalidItem, "item \(item.uniqueIdentifier.prefix(80).debugDescription): the domain identifier contains a NUL character")
+            }
+            for (name, value) in item.attributes.map({ ($0.key, $0.value) }) + item.customAttributes.map({ ($0.key, $0.value.value) })
+            where value.nestingDepth() > AttributeValue.maximumNestingDepth {
+                throw EngineError(.invalidItem, "item \(item.uniqueIdentifier.prefix(80).debugDescription): \(name) nests arrays deeper than \(AttributeValue.maximumNestingDepth)")
+            }
+        }
+    }
+
     /// Deletes items whose expiration date has passed. Returns how many were deleted.
     @discardableResult
     public func purgeExpired(now: Date = Date()) throws -> Int {
-        try mapped {
+        try refuseIfReadOnly()
+        return try mapped {
             try writeTransaction { db in
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now)
                 let n = try writer.purgeExpired(now: now)
@@ -236,7 +323,8 @@ public final class IndexStore: Sendable {
 
     /// The item with this identifier, if it exists and has not expired.
     public func item(withIdentifier uid: String, now: Date = Date()) throws -> StoredItem? {
-        try mapped {
+        guard uid.isStorableKey else { return nil }
+        return try mapped {
             try pool.read { db in
                 let row = try Row.fetchOne(db, sql: "SELECT uid, domain, expires, attrs FROM item WHERE uid = ? AND expires > ?",
                                            arguments: [uid, now.timeIntervalSinceReferenceDate])
@@ -246,11 +334,11 @@ public final class IndexStore: Sendable {
     }
 
     static func storedItem(_ row: Row) throws -> StoredItem {
-        let bytes: [UInt8] = (row["attrs"] as Data?).map { [UInt8]($0) } ?? []
+        let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
         let decoded = try ValueCodec.decode(bytes)
         return StoredItem(
-            uniqueIdentifier: row["uid"], domainIdentifier: row["domain"],
-            expirationDate: Date(timeIntervalSinceReferenceDate: row["expires"]),
+            uniqueIdentifier: try row.stored("uid"), domainIdentifier: try row.stored("domain"),
+            expirationDate: Date(timeIntervalSinceReferenceDate: try row.stored("expires")),
             attributes: decoded.attributes, customAttributes: decoded.custom)
     }
 
@@ -259,7 +347,13 @@ public final class IndexStore: Sendable {
         try mapped { try pool.read(body) }
     }
 
-    /// Checks the file's integrity with SQLite's `quick_check` and the store's own invariants.
+    /// The most attribute records `checkIntegrity` decodes: all of them up to this many, else this many spread
+    /// evenly over the store.
+    public static let integrityDecodeLimit = 200_000
+
+    /// Checks the file's integrity with SQLite's `quick_check`, the store's own invariants, and that its records
+    /// decode (every record up to `integrityDecodeLimit`, an even sample beyond), so a store whose records would
+    /// fail every reader is reported damaged.
     public func checkIntegrity() throws {
         let problems: [String] = try mapped {
             try pool.read { db in
@@ -268,12 +362,37 @@ public final class IndexStore: Sendable {
                     SELECT count(*) FROM posting WHERE item NOT IN (SELECT id FROM item)
                     """) ?? 0
                 if orphans > 0 { problems.append("\(orphans) postings point to no item") }
+                if problems.isEmpty {
+                    problems += try Self.undecodableRecords(db)
+                }
                 return problems
             }
         }
         if !problems.isEmpty {
             throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: " + problems.prefix(5).joined(separator: "; "))
         }
+    }
+
+    /// Records whose attributes do not decode (at most five named).
+    private static func undecodableRecords(_ db: Database) throws -> [String] {
+        let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+        let stride = max(1, (rows + integrityDecodeLimit - 1) / integrityDecodeLimit)
+        var problems: [String] = []
+        var position = 0
+        let cursor = try Row.fetchCursor(db, sql: "SELECT uid, attrs FROM item")
+        while let row = try cursor.next() {
+            defer { position += 1 }
+            guard position % stride == 0 else { continue }
+            let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
+            do {
+                _ = try ValueCodec.decode(bytes)
+            } catch {
+                let uid: String = (try row.stored("uid") as String?) ?? "?"
+                problems.append("the record of \(uid.prefix(80).debugDescription) does not decode (\(error))")
+                if problems.count >= 5 { break }
+            }
+        }
+        return problems
     }
 
     /// Closes the store's connections, first moving the WAL into the main file (and emptying it when no other
@@ -293,7 +412,6 @@ public final class IndexStore: Sendable {
         turnstile.close()
         try pool.close()
     }
-
 }
 
 func closeDescriptor(_ fd: Int32) {

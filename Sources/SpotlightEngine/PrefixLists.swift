@@ -127,8 +127,8 @@ enum PrefixLists {
             var complete = true
             var exists = false
             if let row = try Row.fetchOne(read, arguments: [prefix]) {
-                complete = row[0]
-                entries = decode(row[1])
+                complete = try row.stored(0)
+                entries = decode(try row.stored(1))
                 exists = true
             }
             let before = entries
@@ -170,13 +170,13 @@ enum PrefixLists {
             """, arguments: [prefix, prefix + "\u{10FFFF}"])
         var best: [Int64: (key: Double, uid: String)] = [:]
         while let row = try rows.next() {
-            guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: row[1] as Int)) else { continue }
-            let text: String = row[2]
+            guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: try row.stored(1) as Int)) else { continue }
+            let text: String = try row.stored(2)
             let points = Ranking.tierWeights[tier] * Ranking.kindFactor(text == prefix ? .exact : .prefix)
-                + (Ranking.hintPoints(row[3]) + Ranking.recencyPoints(lastUsed: row[4], now: now))
-            let item: Int64 = row[0]
+                + (Ranking.hintPoints(try row.stored(3)) + Ranking.recencyPoints(lastUsed: try row.stored(4), now: now))
+            let item: Int64 = try row.stored(0)
             if let existing = best[item], existing.key >= points { continue }
-            best[item] = (points, row[5])
+            best[item] = (points, try row.stored(5))
         }
         var entries = best.map { Entry(item: $0.key, key: $0.value.key, uid: $0.value.uid) }
         entries.sort(by: Entry.precedes)
@@ -189,7 +189,7 @@ enum PrefixLists {
     static func list(_ prefix: String, db: Database) throws -> (entries: [Entry], complete: Bool)? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?"),
                                          arguments: [prefix]) else { return nil }
-        return (decode(row[1]), row[0])
+        return (decode(try row.stored(1)), try row.stored(0))
     }
 
     /// Entries as bytes: per entry the item id (8), the key's bits (8), the identifier's UTF-8 length (2) and bytes.

@@ -161,8 +161,9 @@ extension IndexStore {
     public func count(domain: String? = nil, now: Date = Date()) throws -> Int {
         try read { db in
             if let domain {
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND (domain = ? OR (domain >= ? AND domain < ?))",
-                                        arguments: [now.timeIntervalSinceReferenceDate, domain, domain + ".", domain + "/"]) ?? 0
+                guard domain.isStorableKey else { return 0 }
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND \(DomainMatch.sql)",
+                                        arguments: StatementArguments([now.timeIntervalSinceReferenceDate] + DomainMatch.arguments(domain))) ?? 0
             }
             return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ?",
                                     arguments: [now.timeIntervalSinceReferenceDate]) ?? 0
@@ -177,9 +178,9 @@ extension IndexStore {
             var sql = "SELECT uid, domain, expires, attrs FROM item WHERE expires > ?"
             var arguments: [any DatabaseValueConvertible] = [now.timeIntervalSinceReferenceDate]
             if let domain {
-                // Sub-domains by a binary range ("d." ≤ x < "d/"): substr counts characters, not UTF-8 bytes.
-                sql += " AND (domain = ? OR (domain >= ? AND domain < ?))"
-                arguments += [domain, domain + ".", domain + "/"]
+                guard domain.isStorableKey else { return [] }
+                sql += " AND \(DomainMatch.sql)"
+                arguments += DomainMatch.arguments(domain)
             }
             if let identifier {
                 sql += " AND uid > ?"
@@ -197,7 +198,7 @@ extension IndexStore {
             try Row.fetchAll(db, sql: """
                 SELECT domain, count(*) AS n FROM item WHERE domain IS NOT NULL AND expires > ?
                 GROUP BY domain ORDER BY domain
-                """, arguments: [now.timeIntervalSinceReferenceDate]).map { ($0["domain"], $0["n"]) }
+                """, arguments: [now.timeIntervalSinceReferenceDate]).map { (try $0.stored("domain"), try $0.stored("n")) }
         }
     }
 

@@ -103,12 +103,12 @@ extension IndexStore {
             for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY text
                 """), arguments: [word, word + "\u{10FFFF}"]) {
-                let text: String = row[1]
-                terms.append((row[0], result.number(of: text), text == word ? .exact : .prefix, row[2]))
+                let text: String = try row.stored(1)
+                terms.append((try row.stored(0), result.number(of: text), text == word ? .exact : .prefix, try row.stored(2)))
             }
         } else if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, df FROM term WHERE text = ? AND df > 0"),
                                              arguments: [word]) {
-            terms.append((row[0], result.number(of: word), .exact, row[1]))
+            terms.append((try row.stored(0), result.number(of: word), .exact, try row.stored(1)))
         }
         if typos {
             let budget = Typos.budget(for: word)
@@ -200,7 +200,7 @@ extension IndexStore {
         var boosted: [Int64] = []
         if !options.boosts.isEmpty {
             let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
-            for uid in options.boosts.keys {
+            for uid in options.boosts.keys where uid.isStorableKey {
                 if let id = try Int64.fetchOne(lookup, arguments: [uid]), candidates[id] != nil { boosted.append(id) }
             }
         }

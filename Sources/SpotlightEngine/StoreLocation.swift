@@ -38,10 +38,19 @@ public enum StoreLocation {
             if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") {
                 return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("openspotlight")
             }
-            return FileManager.default.homeDirectoryForCurrentUser
-                .appendingPathComponent(".local/share/openspotlight", isDirectory: true)
+            return homeDirectory.appendingPathComponent(".local/share/openspotlight", isDirectory: true)
         }
         set { overrides.withLock { $0.root = newValue } }
+    }
+
+    /// The user's home: `$HOME` when it is an absolute path (as the XDG Base Directory specification and every
+    /// shell use it), else the password database's entry. Foundation's `homeDirectoryForCurrentUser` reads only the
+    /// latter on Linux, which writes into the account's real home when `HOME` points elsewhere.
+    public static var homeDirectory: URL {
+        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") {
+            return URL(fileURLWithPath: home, isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
     }
 
     /// Resets `rootDirectory` to what the environment says.
@@ -100,6 +109,35 @@ public enum StoreLocation {
         return names.filter { $0.hasSuffix(".sqlite") }
             .map { decodeFileNameComponent(String($0.dropLast(".sqlite".count))) }
             .sorted()
+    }
+
+    /// Whether something is at `url`, without following a symbolic link there (a dangling link exists too).
+    static func exists(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+
+    /// Whether `path` is a symbolic link (not following it).
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// Refuses a store whose file, `-wal` or `-shm`, or whose `indexes`, app or `apps` folder, is a symbolic link: following
+    /// one would read or write another app's store, or files outside the root. The root itself may be a link
+    /// (a home folder on another disk); what the engine creates under it may not.
+    static func refuseSymbolicLinks(_ url: URL) throws {
+        let indexes = url.deletingLastPathComponent()
+        let app = indexes.deletingLastPathComponent()
+        var paths = [url.path, url.path + "-wal", url.path + "-shm"]
+        if indexes.lastPathComponent == "indexes" {
+            paths += [indexes.path, app.path]
+            let apps = app.deletingLastPathComponent()
+            if apps.lastPathComponent == "apps" { paths.append(apps.path) }
+        }
+        for path in paths where isSymbolicLink(path) {
+            throw EngineError(.indexUnavailable, "\(path) is a symbolic link; index files are never reached through links")
+        }
     }
 
     /// Creates a directory and its missing parents with mode 0700.

@@ -5,8 +5,16 @@ public enum StoreRegistry {
     private static let stores = LockedBox<[String: IndexStore]>([:])
 
     /// The store of one (app, index name), opened (and created) on first use.
+    ///
+    /// - Throws: `.invalidItem` for an app identifier or index name containing NUL (it could not be told apart
+    ///   from others in a file name or a C string); what `IndexStore.init` throws.
     public static func store(app: String, indexName: String, root: URL? = nil, create: Bool = true) throws -> IndexStore {
-        try store(at: StoreLocation.storeURL(app: app, indexName: indexName, root: root), create: create)
+        // Deviation: an index name with NUL fails every call with invalidItemError (Apple does not say; "" and "\0"
+        // would share a file name).
+        guard !indexName.utf8.contains(0), !app.utf8.contains(0) else {
+            throw EngineError(.invalidItem, "the index name \(indexName.debugDescription) or app identifier \(app.debugDescription) contains a NUL character")
+        }
+        return try store(at: StoreLocation.storeURL(app: app, indexName: indexName, root: root), create: create)
     }
 
     /// The store at a path, opened on first use.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// One item as the engine stores it: identity, lifetime and attribute values.
 public struct StoredItem: Sendable, Hashable {
@@ -69,5 +70,49 @@ public enum IndexOperation: Sendable, Hashable {
     /// A plain insert-or-replace.
     public static func upsert(_ item: StoredItem) -> IndexOperation {
         .upsert(item, isUpdate: false, clearedAttributes: [], clearedCustomKeys: [])
+    }
+}
+
+/// Which items belong to a domain, the same for deleting, counting and listing: the domain itself exactly, and its
+/// sub-domains by the case-sensitive prefix `domain + "."` ("Mail" holds "Mail.inbox", not "mail" or "Mailbox").
+///
+/// The prefix is a range of the binary collation, `[domain + ".", domain + "/")` ('/' follows '.'), which matches
+/// exactly the strings starting with `domain + "."`, byte for byte, and uses the `item_domain` index — no `LIKE`,
+/// whose case folding and wildcards made "Mail" delete "mail.inbox".
+enum DomainMatch {
+    // Deviation: sub-domains are matched case-sensitively by `domain + "."` (Apple only says "a.b" deletes "a.b.c").
+    static let sql = "(domain = ? OR (domain >= ? AND domain < ?))"
+
+    static func arguments(_ domain: String) -> [any DatabaseValueConvertible] {
+        [domain, domain + ".", domain + "/"]
+    }
+}
+
+extension String {
+    /// Whether this string can be an identifier or domain in a store: it has no NUL, which SQLite's text binding
+    /// (GRDB passes -1 as the length, so SQLite reads up to the first NUL) would cut it at. A string that cannot be
+    /// stored matches nothing when looked up or deleted.
+    var isStorableKey: Bool { !utf8.contains(0) }
+}
+
+extension Row {
+    /// The value of a column. Damage can give a column any type (SQLite does not enforce declared types), and
+    /// GRDB's subscripts trap on a value they cannot convert: here that is `.corruptIndex`, so a damaged row fails
+    /// its reader instead of crashing it.
+    func stored<Value: DatabaseValueConvertible>(_ column: String, as type: Value.Type = Value.self) throws -> Value {
+        do {
+            return try decode(Value.self, forColumn: column)
+        } catch {
+            throw EngineError(.corruptIndex, "a damaged value in column \(column): \(error)")
+        }
+    }
+
+    /// The value at a column index; see `stored(_:as:)`.
+    func stored<Value: DatabaseValueConvertible>(_ index: Int, as type: Value.Type = Value.self) throws -> Value {
+        do {
+            return try decode(Value.self, atIndex: index)
+        } catch {
+            throw EngineError(.corruptIndex, "a damaged value in column \(index): \(error)")
+        }
     }
 }

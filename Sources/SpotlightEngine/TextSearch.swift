@@ -244,8 +244,8 @@ extension IndexStore {
             if let filter = options.filter, !filter(item) { return }
             var explanation = RankingExplanation()
             explanation.words = [best]
-            explanation.rankingHintPoints = Ranking.hintPoints(row["hint"])
-            explanation.recencyPoints = Ranking.recencyPoints(lastUsed: row["lastUsed"], now: options.now)
+            explanation.rankingHintPoints = Ranking.hintPoints(try row.stored("hint"))
+            explanation.recencyPoints = Ranking.recencyPoints(lastUsed: try row.stored("lastUsed"), now: options.now)
             explanation.engagementPoints = options.boosts[item.uniqueIdentifier] ?? 0
             hits.append(SearchHit(item: item, score: explanation.total, explanation: explanation))
         }
@@ -256,7 +256,7 @@ extension IndexStore {
         // engagement, which the keys leave out: engaged items are scored first, wherever they are.
         if !options.boosts.isEmpty {
             let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
-            for uid in options.boosts.keys {
+            for uid in options.boosts.keys where uid.isStorableKey {
                 if let id = try Int64.fetchOne(lookup, arguments: [uid]) { try score(id) }
             }
         }
@@ -310,8 +310,8 @@ extension IndexStore {
             let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item WHERE id IN (\(placeholders))",
                                            arguments: StatementArguments(slice.map { $0 as any DatabaseValueConvertible }))
             while let row = try rows.next() {
-                let decoded = try ValueCodec.decode([UInt8](row["attrs"] as Data))
-                terms[row["id"]] = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: row["domain"])
+                let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+                terms[try row.stored("id")] = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
             }
         }
     }

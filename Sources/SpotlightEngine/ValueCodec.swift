@@ -6,7 +6,15 @@ import Foundation
 /// followed by a flags byte), the name, the value. Values are a tag byte followed by their payload; strings are
 /// varint length + UTF-8; numbers are little-endian 8-byte; arrays are a varint count + values.
 /// It is smaller and several times faster than JSON or property lists, which matters at a million items.
+///
+/// Decoding is total: any byte string decodes to values or throws `EngineError` `.corruptIndex` — every length and
+/// count is checked against the bytes that remain before anything is allocated, a varint longer than 64 bits is an
+/// error, and arrays nest at most `maximumNestingDepth` deep (the write side rejects deeper values with
+/// `.invalidItem` before encoding, so nothing valid is refused), so a damaged record never traps a reader.
 enum ValueCodec {
+    /// The deepest nesting of arrays a value may have (a plain value has depth 0, an array of strings depth 1).
+    static let maximumNestingDepth = AttributeValue.maximumNestingDepth
+
     static func encode(attributes: [String: AttributeValue], custom: [String: CustomAttribute]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
@@ -32,24 +40,27 @@ enum ValueCodec {
 
     static func decode(_ bytes: [UInt8]) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
         var reader = Reader(bytes: bytes)
-        let count = try reader.varint()
+        let count = try reader.count(minimumBytesEach: 3)
         var attributes: [String: AttributeValue] = [:]
         var custom: [String: CustomAttribute] = [:]
         for _ in 0..<count {
             let kind = try reader.byte()
             if kind == 0 {
                 let name = try reader.string()
-                attributes[name] = try reader.value()
+                attributes[name] = try reader.value(depth: 0)
             } else if kind == 1 {
                 let flags = try reader.byte()
                 let name = try reader.string()
-                let value = try reader.value()
+                let value = try reader.value(depth: 0)
                 custom[name] = CustomAttribute(
                     value: value, isSearchable: flags & 1 != 0, isSearchableByDefault: flags & 2 != 0,
                     isUnique: flags & 4 != 0, isMultiValued: flags & 8 != 0)
             } else {
                 throw EngineError(.corruptIndex, "unknown attribute entry kind \(kind)")
             }
+        }
+        guard reader.offset == bytes.count else {
+            throw EngineError(.corruptIndex, "\(bytes.count - reader.offset) stray bytes after the attribute record")
         }
         return (attributes, custom)
     }
@@ -132,16 +143,28 @@ enum ValueCodec {
             return bytes[offset]
         }
 
+        /// A varint of at most 64 bits: ten bytes at most, the tenth holding only the top bit.
         mutating func varint() throws -> UInt64 {
             var result: UInt64 = 0
             var shift: UInt64 = 0
             while true {
                 let b = try byte()
+                if shift == 63, b > 1 { throw EngineError(.corruptIndex, "varint overflows 64 bits in attribute record") }
                 result |= UInt64(b & 0x7F) << shift
                 if b & 0x80 == 0 { return result }
                 shift += 7
-                if shift > 63 { throw EngineError(.corruptIndex, "bad varint in attribute record") }
             }
+        }
+
+        /// A count or length that fits in the bytes that remain, taking at least `minimumBytesEach` bytes per
+        /// element: a damaged length is an error here, never a huge allocation or an overflowing conversion.
+        mutating func count(minimumBytesEach: Int) throws -> Int {
+            let n = try varint()
+            let remaining = UInt64(bytes.count - offset)
+            guard n <= remaining / UInt64(max(minimumBytesEach, 1)) else {
+                throw EngineError(.corruptIndex, "a length of \(n) runs past the end of the attribute record")
+            }
+            return Int(n)
         }
 
         mutating func fixed() throws -> UInt64 {
@@ -153,7 +176,7 @@ enum ValueCodec {
         }
 
         mutating func rawBytes(_ n: Int) throws -> ArraySlice<UInt8> {
-            guard n >= 0, offset + n <= bytes.count else {
+            guard n >= 0, n <= bytes.count - offset else {
                 throw EngineError(.corruptIndex, "truncated attribute record")
             }
             defer { offset += n }
@@ -161,7 +184,7 @@ enum ValueCodec {
         }
 
         mutating func string() throws -> String {
-            let n = Int(try varint())
+            let n = try count(minimumBytesEach: 1)
             return String(decoding: try rawBytes(n), as: UTF8.self)
         }
 
@@ -169,7 +192,9 @@ enum ValueCodec {
             try byte() == 0 ? nil : try string()
         }
 
-        mutating func value() throws -> AttributeValue {
+        /// A value nested `depth` arrays deep; deeper than `maximumNestingDepth` is damage (the recursion is
+        /// bounded by it).
+        mutating func value(depth: Int) throws -> AttributeValue {
             switch try byte() {
             case 1: return .string(try string())
             case 2: return .int(Int64(bitPattern: try fixed()))
@@ -177,14 +202,14 @@ enum ValueCodec {
             case 4: return .bool(false)
             case 5: return .bool(true)
             case 6: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try fixed())))
-            case 7: return .data(Data(try rawBytes(Int(try varint()))))
+            case 7: return .data(Data(try rawBytes(try count(minimumBytesEach: 1))))
             case 8:
                 let s = try string()
                 guard let u = URL(string: s) else { throw EngineError(.corruptIndex, "bad URL in attribute record") }
                 return .url(u)
             case 9:
                 let name = try optionalString()
-                let n = Int(try varint())
+                let n = try count(minimumBytesEach: 1)
                 var handles: [String] = []
                 for _ in 0..<n { handles.append(try string()) }
                 let kind = try string()
@@ -192,7 +217,7 @@ enum ValueCodec {
                 return .person(PersonValue(
                     displayName: name, handles: handles, handleIdentifier: kind, contactIdentifier: contact))
             case 10:
-                let n = Int(try varint())
+                let n = try count(minimumBytesEach: 2)
                 var l: [String: String] = [:]
                 for _ in 0..<n {
                     let k = try string()
@@ -200,11 +225,13 @@ enum ValueCodec {
                 }
                 return .localized(l)
             case 11:
-                let n = Int(try varint())
-                guard n <= bytes.count else { throw EngineError(.corruptIndex, "bad array length") }
+                guard depth < ValueCodec.maximumNestingDepth else {
+                    throw EngineError(.corruptIndex, "arrays nested deeper than \(ValueCodec.maximumNestingDepth) in attribute record")
+                }
+                let n = try count(minimumBytesEach: 1)
                 var a: [AttributeValue] = []
                 a.reserveCapacity(n)
-                for _ in 0..<n { a.append(try value()) }
+                for _ in 0..<n { a.append(try value(depth: depth + 1)) }
                 return .array(a)
             case 12: return .null
             case let tag: throw EngineError(.corruptIndex, "unknown value tag \(tag)")

@@ -9,7 +9,7 @@ extension IndexStore {
         return try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT text, df FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY df DESC, text LIMIT ?
-                """, arguments: [prefix, prefix + "\u{10FFFF}", limit]).map { ($0["text"], $0["df"]) }
+                """, arguments: [prefix, prefix + "\u{10FFFF}", limit]).map { (try $0.stored("text"), try $0.stored("df")) }
         }
     }
 

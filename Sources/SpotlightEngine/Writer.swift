@@ -30,19 +30,17 @@ struct Writer {
         case .upsert(let item, let isUpdate, let cleared, let clearedCustom):
             try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom)
         case .delete(let identifiers):
-            for uid in identifiers {
+            // Deviation: deleting an identifier or domain with NUL deletes nothing. Such a key cannot be stored
+            // (`IndexStore.validate`), so it matches nothing; binding it would cut it at the NUL and delete another.
+            for uid in identifiers where uid.isStorableKey {
                 if let row = try Row.fetchOne(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?", arguments: [uid]) {
                     try deleteRow(row)
                 }
             }
         case .deleteDomains(let domains):
-            for domain in domains {
-                // Exactly, and sub-domains by a case-sensitive `domain.` prefix (a binary range: "d." ≤ x < "d/"), as
-                // `count(domain:)` and `listItems(domain:)` match (issue 17: `LIKE` ignored case, so "Mail" deleted
-                // "mail.inbox").
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT id, domain, attrs, hint, lastUsed FROM item WHERE domain = ? OR (domain >= ? AND domain < ?)
-                    """, arguments: [domain, domain + ".", domain + "/"])
+            for domain in domains where domain.isStorableKey {
+                let rows = try Row.fetchAll(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE \(DomainMatch.sql)",
+                                            arguments: StatementArguments(DomainMatch.arguments(domain)))
                 for row in rows { try deleteRow(row) }
             }
         case .deleteAll:
@@ -103,9 +101,9 @@ struct Writer {
 
     private mutating func deleteRow(_ row: Row) throws {
         try flushPostings()
-        let id: Int64 = row["id"]
-        let decoded = try ValueCodec.decode([UInt8](row["attrs"] as Data))
-        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: row["domain"])
+        let id: Int64 = try row.stored("id")
+        let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
         try removePostings(item: id, terms: Array(terms.keys))
         prefixes.remove(item: id, terms: terms)
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
@@ -127,15 +125,15 @@ struct Writer {
         var oldTerms: [String: UInt8] = [:]
         var oldValues: Set<AttributeValueIndex.Entry> = []
         if let existing {
-            let old = try ValueCodec.decode([UInt8](existing["attrs"] as Data))
-            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom, domain: existing["domain"])
+            let old = try ValueCodec.decode([UInt8](try existing.stored("attrs") as Data))
+            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom, domain: try existing.stored("domain"))
             oldValues = AttributeValueIndex.values(attributes: old.attributes, custom: old.custom)
             if isUpdate {
                 attributes = old.attributes.merging(item.attributes) { _, new in new }
                 for name in cleared { attributes[name] = nil }
                 custom = old.custom.merging(item.customAttributes) { _, new in new }
                 for name in clearedCustom { custom[name] = nil }
-                domain = item.domainIdentifier ?? existing["domain"]
+                domain = try item.domainIdentifier ?? existing.stored("domain")
             }
         } else if isUpdate {
             // Apple's header: an update of an item that does not exist is dropped.
@@ -148,7 +146,7 @@ struct Writer {
         let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
         let id: Int64
         if let existing {
-            id = existing["id"]
+            id = try existing.stored("id")
             try db.cachedStatement(sql: "UPDATE item SET domain = ?, expires = ?, hint = ?, lastUsed = ?, attrs = ? WHERE id = ?")
                 .execute(arguments: [domain, item.expirationDate.timeIntervalSinceReferenceDate, hint, lastUsed, bytes, id])
         } else {

@@ -33,6 +33,27 @@ public enum AppInventory {
         public var pendingRequests: Int
     }
 
+    /// The identifiers of every app that has indexes or is registered (cheap: opens no index).
+    public static func applicationIdentifiers(root: URL = OpenSpotlight.rootDirectory) -> Set<String> {
+        Set(StoreLocation.installedApps(root: root)).union(SpotlightApp.all().map(\.applicationIdentifier))
+    }
+
+    /// The app a person names on the command line: a registered app's identifier or name, or the identifier of an
+    /// app with indexes. Throws, naming the choices, for anything else.
+    public static func resolve(_ name: String, root: URL = OpenSpotlight.rootDirectory) throws -> String {
+        if let app = SpotlightApp.find(name) { return app.applicationIdentifier }
+        if applicationIdentifiers(root: root).contains(name) { return name }
+        let known = apps(root: root).map { $0.displayName == $0.applicationIdentifier ? $0.applicationIdentifier
+                                                                                       : "\($0.displayName) (\($0.applicationIdentifier))" }
+        throw SystemError("no app named \"\(name.prefix(80))\" has indexes or is registered"
+            + (known.isEmpty ? "; nothing is indexed yet" : "; the apps are: \(known.joined(separator: ", "))"))
+    }
+
+    /// The indexes of an app: those with a file, and those the system knows of (whose file may be lost).
+    public static func indexNames(of app: String, root: URL = OpenSpotlight.rootDirectory) -> [String] {
+        Set(StoreLocation.indexNames(app: app, root: root)).union(IndexManifest.load(root: root).apps[app] ?? []).sorted()
+    }
+
     /// Every app that has indexes or is registered, by identifier.
     public static func apps(root: URL = OpenSpotlight.rootDirectory) -> [AppSummary] {
         var registrations: [String: SpotlightApp] = [:]
@@ -78,14 +99,14 @@ extension TextReport {
         for app in apps {
             out += app.displayName
             if app.displayName != app.applicationIdentifier { out += "  (\(app.applicationIdentifier))" }
-            out += "\n    \(app.items) item\(app.items == 1 ? "" : "s"), \(app.activities) activit\(app.activities == 1 ? "y" : "ies"), \(byteCount(app.bytes))"
+            out += "\n    \(counted(app.items, "item")), \(counted(app.activities, "activity", "activities")), \(byteCount(app.bytes))"
             if !app.isRegistered { out += " · not registered" }
             else if !app.hasReindexExtension { out += " · no reindex extension" }
-            if app.pendingRequests > 0 { out += " · \(app.pendingRequests) reindex request\(app.pendingRequests == 1 ? "" : "s") pending" }
+            if app.pendingRequests > 0 { out += " · \(counted(app.pendingRequests, "reindex request")) pending" }
             out += "\n"
             for index in app.indexes {
                 out += "      \(index.name): "
-                out += index.items.map { "\($0) items, " } ?? ""
+                out += index.items.map { counted($0, "item") + ", " } ?? ""
                 out += byteCount(index.bytes)
                 if index.status != "ok" { out += " — \(index.status) (run spotlight doctor)" }
                 out += "\n"

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import OpenCoreSpotlight
 import SpotlightEngine
 
@@ -42,20 +45,59 @@ public enum Continuation {
     }
 }
 
-/// The last search's outcome, kept so results can be chosen by number: `<root>/system/last-search.json`.
+/// The last search of each terminal session, kept so its results can be chosen by number (`spotlight open 1`).
+///
+/// A list belongs to the terminal that searched: its key is the controlling terminal (`ttyname` of standard input,
+/// output or error), else the parent process (the shell), or `$OPENSPOTLIGHT_SESSION` when set. Lists live in
+/// `$XDG_RUNTIME_DIR/openspotlight/last-search/` (per user, private, emptied at logout), else
+/// `<root>/system/last-search/`, one file per session, written atomically. So `open 1` in one terminal never acts
+/// on another terminal's search, and a search whose list cannot be saved removes the older list rather than leave
+/// it to be opened by mistake.
 public enum LastSearch {
-    static func url(root: URL) -> URL {
-        SystemLocations.systemDirectory(root: root).appendingPathComponent("last-search.json")
+    /// This process's session key, as a file name.
+    public static var sessionKey: String {
+        if let explicit = ProcessInfo.processInfo.environment["OPENSPOTLIGHT_SESSION"], !explicit.isEmpty {
+            return "session-" + stableHash(explicit)
+        }
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+            if isatty(descriptor) == 1, let name = ttyname(descriptor) {
+                return "tty-" + stableHash(String(cString: name))
+            }
+        }
+        return "parent-\(getppid())"
     }
 
-    /// Remembers an outcome.
+    static func directory(root: URL) -> URL {
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
+           FileManager.default.fileExists(atPath: runtime) {
+            return URL(fileURLWithPath: runtime, isDirectory: true)
+                .appendingPathComponent("openspotlight/last-search", isDirectory: true)
+        }
+        return SystemLocations.systemDirectory(root: root).appendingPathComponent("last-search", isDirectory: true)
+    }
+
+    static func url(root: URL) -> URL {
+        directory(root: root).appendingPathComponent(sessionKey + ".json")
+    }
+
+    /// Remembers an outcome for this terminal session. If it cannot, the session's older list is removed (so
+    /// `open N` cannot act on it) and the error says why.
     public static func save(_ outcome: SystemSearch.Outcome, root: URL = OpenSpotlight.rootDirectory) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        try SystemLocations.writePrivateFile(try encoder.encode(outcome), to: url(root: root))
+        let file = url(root: root)
+        do {
+            try SystemLocations.writePrivateFile(try encoder.encode(outcome), to: file)
+        } catch {
+            let removed = (try? FileManager.default.removeItem(at: file)) != nil
+                || !FileManager.default.fileExists(atPath: file.path)
+            throw SystemError("the numbered results could not be saved (\(error))"
+                + (removed ? "; choose a result by app and identifier instead of its number"
+                           : "; the previous search's numbers could not be removed either, so do not use them"))
+        }
     }
 
-    /// The last remembered outcome.
+    /// This session's last remembered outcome.
     public static func load(root: URL = OpenSpotlight.rootDirectory) -> SystemSearch.Outcome? {
         guard let data = FileManager.default.contents(atPath: url(root: root).path) else { return nil }
         let decoder = JSONDecoder()
@@ -63,13 +105,13 @@ public enum LastSearch {
         return try? decoder.decode(SystemSearch.Outcome.self, from: data)
     }
 
-    /// Result `number` of the last search.
+    /// Result `number` of this session's last search.
     public static func result(_ number: Int, root: URL = OpenSpotlight.rootDirectory) throws -> (SystemSearch.Result, query: String) {
         guard let outcome = load(root: root) else {
-            throw SystemError("there is no previous search; search first (spotlight <words>), then choose a result by its number")
+            throw SystemError("there is no previous search in this terminal; search first (spotlight <words>), then choose a result by its number")
         }
         guard let result = outcome.results.first(where: { $0.number == number }) else {
-            throw SystemError("the last search (\"\(outcome.query)\") has no result \(number); it has \(outcome.results.count)")
+            throw SystemError("the last search (\"\(outcome.query.prefix(80))\") has no result \(number); it has \(outcome.results.count)")
         }
         return (result, outcome.query)
     }

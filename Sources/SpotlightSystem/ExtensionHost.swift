@@ -33,20 +33,30 @@ public struct ExtensionHost: Sendable {
     public func issue(_ request: ReindexRequest, store: ReindexRequestStore) -> Outcome {
         var request = request
         guard let app = SpotlightApp.registered(request.applicationIdentifier) else { return .appNotRegistered }
-        guard let reindexExec = app.reindexExec else { return .noExtension }
+        guard app.reindexExec != nil else { return .noExtension }
         request.attempts += 1
         request.lastAttempt = Date()
         try? store.save(request)
+        let outcome = run(request, store: store)
+        if outcome == .acknowledged { store.remove(request) }
+        return outcome
+    }
+
+    /// Runs the app's extension on a saved request and waits; the request's files stay (the caller reads the
+    /// reply, then removes them).
+    func run(_ request: ReindexRequest, store: ReindexRequestStore) -> Outcome {
+        guard let app = SpotlightApp.registered(request.applicationIdentifier) else { return .appNotRegistered }
+        guard let reindexExec = app.reindexExec else { return .noExtension }
         let file = store.file(of: request)
         let command: [String]
         do {
             command = try DesktopEntry.expandExec(reindexExec, url: file.path, icon: app.icon, name: app.displayName,
                                                   desktopFile: app.desktopFile?.path)
         } catch {
-            return .failed("\(app.displayName)'s reindex command is malformed: \(error)")
+            return .failed("\(TextReport.possessive(app.displayName)) reindex command is malformed: \(error)")
         }
         guard let executable = Launcher.resolve(command[0]) else {
-            return .failed("\(app.displayName)'s reindex extension \(command[0]) is not an executable program")
+            return .failed("\(TextReport.possessive(app.displayName)) reindex extension \(command[0]) is not an executable program")
         }
         let process = Process()
         process.executableURL = executable
@@ -68,15 +78,14 @@ public struct ExtensionHost: Sendable {
         if done.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             _ = done.wait(timeout: .now() + 5)
-            return .failed("\(app.displayName)'s reindex extension did not finish within \(Int(timeout)) s")
+            return .failed("\(TextReport.possessive(app.displayName)) reindex extension did not finish within \(Int(timeout)) s")
         }
         let status = process.terminationStatus
         if status == 0, store.isAcknowledged(request) {
-            store.remove(request)
             return .acknowledged
         }
         return .failed(status == 0
-            ? "\(app.displayName)'s reindex extension exited without acknowledging the request"
-            : "\(app.displayName)'s reindex extension exited with status \(status)")
+            ? "\(TextReport.possessive(app.displayName)) reindex extension exited without acknowledging the request"
+            : "\(TextReport.possessive(app.displayName)) reindex extension exited with status \(status)")
     }
 }

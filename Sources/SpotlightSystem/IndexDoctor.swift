@@ -15,7 +15,9 @@ import SpotlightEngine
 /// examined); a lost one is an index the system saw before (`<root>/system/indexes.json`) whose file is gone.
 /// `spotlight doctor` examines everything; every `spotlight` search notices what it trips over and lost files.
 ///
-/// **Repairing.** The file (with its `-wal` and `-shm`) moves to `<root>/system/quarantine/`, and a reindex-all
+/// **Repairing.** A damaged or newer-format file (with its `-wal` and `-shm`) is moved aside by the engine's one
+/// recovery policy (`StoreRecovery`: renamed beside itself to a unique name, never deleted or overwritten; if it
+/// cannot be moved it stays in place and the index is reported unavailable), and a reindex-all
 /// request is persisted and issued to the app's extension (`ExtensionHost`); the system waits for the
 /// acknowledgement. Unacknowledged requests stay pending and are issued again (every `doctor`; on searches, after
 /// a back-off of a minute per attempt), and the app itself picks them up at launch
@@ -58,8 +60,10 @@ public struct IndexDoctor: @unchecked Sendable {
         case unsupportedFormat
         /// The system saw it before; the file is gone.
         case missing
-        /// It cannot be opened (permissions, I/O).
+        /// It cannot be opened (I/O error, a symbolic link where the file belongs). Reported, never moved.
         case unreadable
+        /// This user may not read or write it (its mode, or another user's file). Reported, never moved.
+        case permissionDenied
     }
 
     /// What was done about an index.
@@ -71,8 +75,11 @@ public struct IndexDoctor: @unchecked Sendable {
         case pending
         /// Moved aside and left empty (the system's activity index, or an app no longer registered).
         case reset
-        /// Examined without repairing.
+        /// Examined without repairing, or a problem that is not damage (permissions, I/O): reported, left alone.
         case reported
+        /// Damaged, but it could not be moved aside (the message says why): left in place, untouched, and the
+        /// index is unavailable until it can be.
+        case unavailable
     }
 
     public struct IndexReport: Codable, Sendable, Hashable {
@@ -123,9 +130,10 @@ public struct IndexDoctor: @unchecked Sendable {
                 var report = examine(app: app, indexName: name)
                 if report.status != .ok {
                     if repair {
-                        let (action, request) = quarantine(app: app, indexName: name, status: report.status,
-                                                           message: report.message ?? "")
+                        let (action, request, why) = quarantine(app: app, indexName: name, status: report.status,
+                                                                message: report.message ?? "")
                         report.action = action
+                        if let why { report.base.message = (report.message.map { $0 + "; " } ?? "") + why }
                         if let request { toRequest.append(request) }
                         if action == .reset, name == SavedUserActivity.indexName || SpotlightApp.registered(app) == nil {
                             manifest.remove(app: app, indexName: name)
@@ -205,7 +213,9 @@ public struct IndexDoctor: @unchecked Sendable {
             try store.checkIntegrity()
             report.formatVersion = IndexStore.formatVersion
             let now = Date()
-            if try store.rowCount() != store.count(now: now) {
+            if store.isReadOnly {
+                report.message = "this user may read but not write it; expired items were not purged"
+            } else if try store.rowCount() != store.count(now: now) {
                 expired = try Self.expiredIdentifiers(store, now: now)
                 report.expiredPurged = try store.purgeExpired(now: now)
             }
@@ -225,14 +235,14 @@ public struct IndexDoctor: @unchecked Sendable {
         switch error.code {
         case .corruptIndex: return .corrupt
         case .unsupportedFormat: return .unsupportedFormat
+        case .permissionDenied: return .permissionDenied
         default: return .unreadable
         }
     }
 
     /// Whether an engine error means the index must be rebuilt (rather than a passing problem).
     public static func needsRebuild(_ error: any Error) -> Bool {
-        guard let error = error as? EngineError else { return false }
-        return error.code == .corruptIndex || error.code == .unsupportedFormat
+        StoreRecovery.needsRecovery(error)
     }
 
     private static func expiredIdentifiers(_ store: IndexStore, now: Date) throws -> [String] {
@@ -258,43 +268,43 @@ public struct IndexDoctor: @unchecked Sendable {
 
     // MARK: - Repairing one index
 
-    /// Moves a broken index aside and, for an app's own index, persists a reindex-all request. Returns the
-    /// action taken and the request to issue.
-    private func quarantine(app: String, indexName: String, status: Status, message: String) -> (Action, ReindexRequest?) {
+    /// Moves a broken index aside (`StoreRecovery`, the engine's one recovery policy: a unique name beside the
+    /// store, never deleted, never overwritten) and, for an app's own index, persists a reindex-all request.
+    /// Returns the action taken and the request to issue. Only damage, a newer format and a lost file are
+    /// repaired; an index that cannot be moved aside is left in place and reported unavailable.
+    private func quarantine(app: String, indexName: String, status: Status, message: String) -> (Action, ReindexRequest?, String?) {
         let url = StoreLocation.storeURL(app: app, indexName: indexName, root: root)
-        StoreRegistry.forget(url)
-        if status != .missing {
-            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
-            let destination = SystemLocations.systemDirectory(root: root)
-                .appendingPathComponent("quarantine", isDirectory: true)
-                .appendingPathComponent(SpotlightApp.desktopFileID(app), isDirectory: true)
-            try? SystemLocations.createPrivateDirectory(destination)
-            for suffix in ["", "-wal", "-shm"] {
-                let from = URL(fileURLWithPath: url.path + suffix)
-                guard FileManager.default.fileExists(atPath: from.path) else { continue }
-                let to = destination.appendingPathComponent("\(url.lastPathComponent)\(suffix).\(stamp)")
-                if (try? FileManager.default.moveItem(at: from, to: to)) == nil {
-                    try? FileManager.default.removeItem(at: from)
-                }
+        switch status {
+        case .corrupt, .unsupportedFormat:
+            do {
+                try StoreRecovery.moveAside(url, reason: message)
+            } catch {
+                let why = (error as? EngineError)?.message ?? "\(error)"
+                progress?("\(app): the index \(indexName) was \(status.rawValue) but cannot be moved aside: \(why)")
+                return (.unavailable, nil, why)
             }
+        case .missing:
+            StoreRegistry.forget(url)
+        case .unreadable, .permissionDenied, .ok:
+            // Not damage: nothing is moved or rebuilt, the problem is reported as it is.
+            return (.reported, nil, nil)
         }
         if indexName == SavedUserActivity.indexName {
             progress?("\(app): the activity index was \(status.rawValue); it starts again empty")
-            return (.reset, nil)
+            return (.reset, nil, nil)
         }
         guard SpotlightApp.registered(app) != nil else {
             progress?("\(app): the index \(indexName) was \(status.rawValue), and the app is not registered to rebuild it")
-            return (.reset, nil)
+            return (.reset, nil, nil)
         }
         let reason: String
         switch status {
         case .missing: reason = "the index file was lost"
         case .corrupt: reason = "the index file was damaged"
         case .unsupportedFormat: reason = "the index file has a format this version cannot read"
-        case .unreadable: reason = "the index file could not be read (\(message))"
-        case .ok: reason = "requested"
+        case .unreadable, .permissionDenied, .ok: reason = "requested"
         }
-        return (.pending, ReindexRequest(applicationIdentifier: app, indexName: indexName, kind: .reindexAll, reason: reason))
+        return (.pending, ReindexRequest(applicationIdentifier: app, indexName: indexName, kind: .reindexAll, reason: reason), nil)
     }
 
     /// Repairs one index found broken while searching: moves it aside and has the app rebuild it now. Returns the
@@ -303,7 +313,7 @@ public struct IndexDoctor: @unchecked Sendable {
     public func repair(app: String, indexName: String, error: any Error) -> RequestReport? {
         let status: Status = (error as? EngineError).map(Self.status(of:)) ?? .unreadable
         let message = (error as? EngineError)?.message ?? "\(error)"
-        let (_, request) = quarantine(app: app, indexName: indexName, status: status, message: message)
+        let (_, request, _) = quarantine(app: app, indexName: indexName, status: status, message: message)
         guard let request, let pending = try? requests.add(request) else { return nil }
         return issue([pending]).reports.first
     }
@@ -317,7 +327,7 @@ public struct IndexDoctor: @unchecked Sendable {
         var lost: [ReindexRequest] = []
         for (app, names) in manifest.apps {
             for name in names where !FileManager.default.fileExists(atPath: StoreLocation.storeURL(app: app, indexName: name, root: root).path) {
-                let (_, request) = quarantine(app: app, indexName: name, status: .missing, message: "")
+                let (_, request, _) = quarantine(app: app, indexName: name, status: .missing, message: "")
                 if let request { lost.append(request) } else { manifest.remove(app: app, indexName: name) }
             }
         }

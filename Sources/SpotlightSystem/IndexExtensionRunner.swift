@@ -74,6 +74,7 @@ public enum IndexExtensionRunner {
         }
         let index: CSSearchableIndex = request.indexName == StoreLocation.defaultIndexName
             ? CSSearchableIndex.default() : CSSearchableIndex(name: request.indexName)
+        guard request.kind.isReindex else { return await provide(request, file: file, index: index, delegate: delegate) }
         if request.throttled { delegate.searchableIndexDidThrottle(index) }
         let acknowledged = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let once = ResumeOnce(continuation)
@@ -85,6 +86,8 @@ public enum IndexExtensionRunner {
             case .reindexIdentifiers:
                 delegate.searchableIndex(index, reindexSearchableItemsWithIdentifiers: request.identifiers,
                                          acknowledgementHandler: { once.resume(true) })
+            case .provideData, .provideFile, .provideItems:
+                once.resume(false)  // answered by provide(_:…) above
             }
         }
         // Changes the delegate made on this index instance are applied before the system is told.
@@ -103,9 +106,64 @@ public enum IndexExtensionRunner {
         return true
     }
 
+    /// Answers a `provide…` request: the item's data (`data(for:itemIdentifier:typeIdentifier:)`), a file of it
+    /// (`fileURL(for:itemIdentifier:typeIdentifier:inPlace:)`) or the app's current items
+    /// (`searchableItems(forIdentifiers:)`, the async form, which calls the handler form unless the app
+    /// implemented the async one). The reply goes to `<id>.reply`; an error the delegate throws, to `<id>.error`.
+    static func provide(_ request: ReindexRequest, file: URL, index: CSSearchableIndex,
+                        delegate: any CSSearchableIndexDelegate) async -> Bool {
+        let reply: Data
+        do {
+            switch request.kind {
+            case .provideData, .provideFile:
+                guard let identifier = request.identifiers.first, let type = request.typeIdentifier else {
+                    throw SystemError("the request names no item or no type")
+                }
+                if request.kind == .provideData {
+                    reply = try delegate.data(for: index, itemIdentifier: identifier, typeIdentifier: type)
+                } else {
+                    let url = try delegate.fileURL(for: index, itemIdentifier: identifier, typeIdentifier: type,
+                                                   inPlace: request.inPlace ?? false)
+                    guard url.isFileURL else { throw SystemError("the app answered \(url), not a file") }
+                    reply = Data(url.path.utf8)
+                }
+            case .provideItems:
+                let items = await Self.searchableItems(of: UncheckedDelegate(delegate), request.identifiers)
+                reply = try JSONEncoder().encode(items.map(ItemSnapshot.init))
+            case .reindexAll, .reindexIdentifiers:
+                throw SystemError("not a provide request")
+            }
+        } catch {
+            let message = error is CSSearchableIndexDelegateNotImplemented
+                ? "the app does not implement \(request.kind.delegateMethod)" : "\(error)"
+            log("\(request.kind.rawValue) for \(request.identifiers.joined(separator: ", ")) failed: \(message)")
+            try? SystemLocations.writePrivateFile(Data(message.utf8), to: ReindexRequestStore.errorFile(for: file))
+            return false
+        }
+        do {
+            try SystemLocations.writePrivateFile(reply, to: ReindexRequestStore.replyFile(for: file))
+            try ReindexRequestStore.acknowledge(requestFile: file)
+        } catch {
+            log("cannot record the answer: \(error)")
+            return false
+        }
+        return true
+    }
+
+    /// Calls the async `searchableItems(forIdentifiers:)` off the main actor.
+    private nonisolated static func searchableItems(of box: UncheckedDelegate, _ identifiers: [String]) async -> [CSSearchableItem] {
+        await box.delegate.searchableItems(forIdentifiers: identifiers)
+    }
+
     private static func log(_ message: String) {
         FileHandle.standardError.write(Data("reindex: \(message)\n".utf8))
     }
+}
+
+/// The app's delegate, handed to a nonisolated call; the runner uses it from one place at a time.
+private struct UncheckedDelegate: @unchecked Sendable {
+    let delegate: any CSSearchableIndexDelegate
+    init(_ delegate: any CSSearchableIndexDelegate) { self.delegate = delegate }
 }
 
 /// Resumes a continuation once, whichever of the acknowledgement and the timeout comes first.

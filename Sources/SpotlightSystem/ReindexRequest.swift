@@ -2,10 +2,12 @@ import Foundation
 import OpenCoreSpotlight
 import SpotlightEngine
 
-/// A request from the system to an app: reindex all of one index, or some items. It is persisted until the app
-/// acknowledges it, so a request survives a crash of either side and is issued again.
+/// A request from the system to an app's extension: reindex all of one index or some items (persisted until the
+/// app acknowledges it, so it survives a crash of either side and is issued again), or provide an item's data, a
+/// file of it, or its current version (asked and answered at once, never left pending).
 ///
-/// On disk: `<root>/system/requests/<app>/<id>.json`; the acknowledgement is `<id>.ack` beside it.
+/// On disk: `<root>/system/requests/<app>/<id>.json`; the acknowledgement is `<id>.ack` beside it, the answer to a
+/// `provide…` request `<id>.reply`, and what went wrong, when the app says, `<id>.error`.
 ///
 /// ```json
 /// {"id": "6F1C…", "applicationIdentifier": "com.example.colleagues", "indexName": "_default",
@@ -18,6 +20,15 @@ public struct ReindexRequest: Codable, Sendable, Hashable {
         case reindexAll
         /// `searchableIndex(_:reindexSearchableItemsWithIdentifiers:acknowledgementHandler:)`.
         case reindexIdentifiers
+        /// `data(for:itemIdentifier:typeIdentifier:)`: the reply is the bytes.
+        case provideData
+        /// `fileURL(for:itemIdentifier:typeIdentifier:inPlace:)`: the reply is the file's path.
+        case provideFile
+        /// `searchableItems(forIdentifiers:)`: the reply is the items as JSON (`ItemSnapshot`).
+        case provideItems
+
+        /// Whether the request asks to reindex (and waits, persisted, until acknowledged).
+        public var isReindex: Bool { self == .reindexAll || self == .reindexIdentifiers }
     }
 
     public var id: String
@@ -26,6 +37,10 @@ public struct ReindexRequest: Codable, Sendable, Hashable {
     public var indexName: String
     public var kind: Kind
     public var identifiers: [String]
+    /// The uniform type identifier of a `provideData` or `provideFile` request.
+    public var typeIdentifier: String?
+    /// Whether a `provideFile` request asks for the original file (`inPlace`) rather than a copy.
+    public var inPlace: Bool?
     /// Why the system asks, for people.
     public var reason: String
     /// Whether the system is shedding load: the extension gets `searchableIndexDidThrottle` first.
@@ -77,6 +92,16 @@ public struct ReindexRequestStore: Sendable {
         requestFile.deletingPathExtension().appendingPathExtension("ack")
     }
 
+    /// The answer to a `provide…` request.
+    public static func replyFile(for requestFile: URL) -> URL {
+        requestFile.deletingPathExtension().appendingPathExtension("reply")
+    }
+
+    /// Why the app could not do what a request asked, in its words.
+    public static func errorFile(for requestFile: URL) -> URL {
+        requestFile.deletingPathExtension().appendingPathExtension("error")
+    }
+
     /// Saves a request (new or updated).
     public func save(_ request: ReindexRequest) throws {
         let encoder = JSONEncoder()
@@ -121,6 +146,12 @@ public struct ReindexRequestStore: Sendable {
                 let url = dir.appendingPathComponent(name)
                 guard let data = fm.contents(atPath: url.path),
                       let request = try? decoder.decode(ReindexRequest.self, from: data) else { continue }
+                // A `provide…` request is answered while its asker waits; one found here was left by a killed
+                // asker, and nobody wants its answer any more.
+                guard request.kind.isReindex else {
+                    remove(request)
+                    continue
+                }
                 if isAcknowledged(request) {
                     remove(request)
                     continue
@@ -145,8 +176,9 @@ public struct ReindexRequestStore: Sendable {
     /// Forgets a request and its acknowledgement.
     public func remove(_ request: ReindexRequest) {
         let url = file(of: request)
-        try? FileManager.default.removeItem(at: url)
-        try? FileManager.default.removeItem(at: Self.acknowledgementFile(for: url))
+        for file in [url, Self.acknowledgementFile(for: url), Self.replyFile(for: url), Self.errorFile(for: url)] {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 }
 

@@ -41,8 +41,12 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     /// The command line of the app's reindex extension (`X-OpenSpotlight-ReindexExec`; `%f` is the request file),
     /// or `nil` when the app has none (requests then wait for the app's next launch).
     public var reindexExec: String?
-    /// Whether the app runs in a terminal (`Terminal`): `spotlight` then runs it in its own terminal and waits.
+    /// Whether the app runs in a terminal (`Terminal`): `spotlight` then runs it in the terminal `spotlight` runs
+    /// in and waits for it.
     public var terminal: Bool
+    /// Whether the desktop's application menus leave the app out (`NoDisplay`), as for samples and tools that
+    /// only the system starts.
+    public var noDisplay: Bool
     /// Whether the app continues a search typed in the system (`CSQueryContinuationActionType`), Apple's
     /// `CoreSpotlightContinuation` Info.plist key.
     public var supportsSearchContinuation: Bool
@@ -64,7 +68,7 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     public static let reindexArgument = "--openspotlight-reindex"
 
     public init(applicationIdentifier: String, displayName: String, icon: String? = nil, comment: String? = nil,
-                exec: String, reindexExec: String? = nil, terminal: Bool = false,
+                exec: String, reindexExec: String? = nil, terminal: Bool = false, noDisplay: Bool = false,
                 supportsSearchContinuation: Bool = false, desktopFile: URL? = nil) {
         self.applicationIdentifier = applicationIdentifier
         self.displayName = displayName
@@ -73,6 +77,7 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
         self.exec = exec
         self.reindexExec = reindexExec
         self.terminal = terminal
+        self.noDisplay = noDisplay
         self.supportsSearchContinuation = supportsSearchContinuation
         self.desktopFile = desktopFile
     }
@@ -98,12 +103,13 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     ///   - icon: an icon-theme name or an absolute path.
     ///   - executable: the program that continues activities (default: this process's executable).
     ///   - terminal: whether it is a terminal program.
+    ///   - noDisplay: whether application menus leave it out (`NoDisplay=true`; samples and tools the system starts).
     ///   - supportsSearchContinuation: whether it handles `CSQueryContinuationActionType`.
     ///   - reindexExtension: its reindex extension (default: this executable).
     @discardableResult
     public static func register(applicationIdentifier: String = OpenSpotlight.applicationIdentifier,
                                 displayName: String, icon: String? = nil, comment: String? = nil,
-                                executable: URL? = nil, terminal: Bool = false,
+                                executable: URL? = nil, terminal: Bool = false, noDisplay: Bool = false,
                                 supportsSearchContinuation: Bool = false,
                                 reindexExtension: ReindexExtension = .sameExecutable) throws -> SpotlightApp {
         let program = (executable ?? currentExecutable).path
@@ -117,24 +123,26 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
         }
         var app = SpotlightApp(applicationIdentifier: applicationIdentifier, displayName: displayName, icon: icon,
                                comment: comment, exec: exec, reindexExec: reindex, terminal: terminal,
-                               supportsSearchContinuation: supportsSearchContinuation)
+                               noDisplay: noDisplay, supportsSearchContinuation: supportsSearchContinuation)
         try app.write()
         return app
     }
 
     /// Writes the app's desktop file into `SystemLocations.applicationsDirectory` (if its content changed).
+    ///
+    /// The file is written 0600 whatever the umask (its `Exec` and `ReindexExec` lines are what `spotlight`
+    /// runs), a missing folder is created 0700, and a symbolic link in the file's place is replaced, never
+    /// written through.
     public mutating func write(to directory: URL = SystemLocations.applicationsDirectory) throws {
         let url = directory.appendingPathComponent(Self.desktopFileID(applicationIdentifier) + ".desktop")
         let text = desktopEntry().serialized()
         desktopFile = url
-        if let existing = try? String(contentsOf: url, encoding: .utf8), existing == text { return }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8))")
-        try Data(text.utf8).write(to: temporary)
-        if rename(temporary.path, url.path) != 0 {
-            try? FileManager.default.removeItem(at: temporary)
-            throw SystemError("cannot write \(url.path): \(String(cString: strerror(errno)))")
+        if let existing = SystemLocations.readRegularFile(url), existing == Data(text.utf8),
+           SystemLocations.mode(of: url).map({ $0 & 0o077 == 0 }) == true {
+            return
         }
+        try SystemLocations.createPrivateDirectory(directory)
+        try SystemLocations.writePrivateFile(Data(text.utf8), to: url)
     }
 
     /// Removes the app's registration from this user's applications directory.
@@ -151,12 +159,14 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     public func desktopEntry() -> DesktopEntry {
         var entry = DesktopEntry()
         entry["Type"] = "Application"
-        entry["Version"] = "1.5"
+        // 1.4: no key of ours is newer, and desktop-file-validate (Debian 12) knows no later version.
+        entry["Version"] = "1.4"
         entry["Name"] = displayName
         entry["Comment"] = comment
         entry["Icon"] = icon
         entry["Exec"] = exec
         entry["Terminal"] = terminal ? "true" : "false"
+        if noDisplay { entry["NoDisplay"] = "true" }
         entry[Key.applicationIdentifier] = applicationIdentifier
         entry[Key.reindexExec] = reindexExec
         entry[Key.searchContinuation] = supportsSearchContinuation ? "true" : "false"
@@ -171,7 +181,7 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
               entry.bool("Hidden") != true else { return nil }
         self.init(applicationIdentifier: id, displayName: entry["Name"] ?? id, icon: entry["Icon"],
                   comment: entry["Comment"], exec: exec, reindexExec: entry[Key.reindexExec],
-                  terminal: entry.bool("Terminal") ?? false,
+                  terminal: entry.bool("Terminal") ?? false, noDisplay: entry.bool("NoDisplay") ?? false,
                   supportsSearchContinuation: entry.bool(Key.searchContinuation) ?? false, desktopFile: file)
     }
 
@@ -184,7 +194,8 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
                 .filter { $0.hasSuffix(".desktop") }.sorted()
             for name in names {
                 let url = directory.appendingPathComponent(name)
-                guard let text = try? String(contentsOf: url, encoding: .utf8),
+                // A registration reached through a symbolic link is not trusted: `spotlight` runs its Exec lines.
+                guard let data = SystemLocations.readRegularFile(url), let text = String(data: data, encoding: .utf8),
                       text.contains(Key.applicationIdentifier),
                       let app = SpotlightApp(desktopEntry: DesktopEntry(parsing: text), file: url),
                       !seen.contains(app.applicationIdentifier) else { continue }

@@ -1,20 +1,27 @@
 import Foundation
 import OpenCoreSpotlight
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where the system half keeps its files, following the XDG Base Directory specification.
 ///
 /// - Apps register in `$XDG_DATA_HOME/applications/<app id>.desktop` (default `~/.local/share/applications`),
 ///   and are also looked up in `$XDG_DATA_DIRS/applications` (default `/usr/local/share:/usr/share`).
 /// - The system's own state lives beside the indexes, in `<OpenSpotlight root>/system/`: pending reindex requests
 ///   (`requests/<app>/`), the manifest of known indexes (`indexes.json`), the last search (`last-search.json`),
-///   damaged indexes moved aside (`quarantine/`), and large continuation payloads (`continuations/`).
+///   and large continuation payloads (`continuations/`). Damaged indexes are moved aside beside themselves
+///   (`StoreRecovery`).
 public enum SystemLocations {
     /// `$XDG_DATA_HOME` when absolute, else `~/.local/share`.
     public static var dataHome: URL {
         if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg, isDirectory: true)
         }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        return OpenSpotlight.homeDirectory.appendingPathComponent(".local/share", isDirectory: true)
     }
 
     /// `$XDG_DATA_DIRS` (absolute entries) when set, else `/usr/local/share` and `/usr/share`.
@@ -40,25 +47,75 @@ public enum SystemLocations {
         root.appendingPathComponent("system", isDirectory: true)
     }
 
-    /// Creates a directory (and parents) readable by this user only.
+    /// Creates a directory (and parents) readable by this user only: 0700 whatever the umask. A directory that
+    /// already exists keeps its mode (it may be shared, like `~/.local/share/applications`).
     static func createPrivateDirectory(_ url: URL) throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        var info = stat()
+        if lstat(url.path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR || (info.st_mode & S_IFMT) == S_IFLNK else {
+                throw SystemError("cannot create the folder \(url.path): something else is in the way")
+            }
+            return
+        }
+        try createPrivateDirectory(url.deletingLastPathComponent())
+        if mkdir(url.path, 0o700) != 0, errno != EEXIST {
+            throw SystemError("cannot create the folder \(url.path): \(String(cString: strerror(errno)))")
+        }
+        _ = chmod(url.path, 0o700)
     }
 
-    /// Writes a file atomically with mode 0600.
+    /// Writes a file atomically with mode 0600 whatever the umask; a symbolic link in its place is replaced,
+    /// never written through.
     static func writePrivateFile(_ data: Data, to url: URL) throws {
         try createPrivateDirectory(url.deletingLastPathComponent())
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data,
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw SystemError("cannot write \(url.path)")
-        }
-        if rename(temporary.path, url.path) != 0 {
-            try? FileManager.default.removeItem(at: temporary)
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
             throw SystemError("cannot write \(url.path): \(String(cString: strerror(errno)))")
         }
+        var failed: Int32 = 0
+        _ = fchmod(fd, 0o600)
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 { if errno == EINTR { continue }; failed = errno; return }
+                offset += n
+            }
+        }
+        if failed == 0, fsync(fd) != 0 { failed = errno }
+        _ = close(fd)
+        if failed == 0, rename(temporary.path, url.path) != 0 { failed = errno }
+        if failed != 0 {
+            _ = unlink(temporary.path)
+            throw SystemError("cannot write \(url.path): \(String(cString: strerror(failed)))")
+        }
+    }
+
+    /// The contents of a regular file, or nil when there is none or it is a symbolic link (not followed).
+    static func readRegularFile(_ url: URL) -> Data? {
+        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { _ = close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { break }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        return data
+    }
+
+    /// The permission bits of a file (not following a link).
+    static func mode(of url: URL) -> mode_t? {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
     }
 }
 

@@ -18,7 +18,7 @@ public enum TextReport {
                 """
         }
         if outcome.apps.isEmpty {
-            return "No results for \"\(outcome.query)\".\n"
+            return "No results for \(quoted(outcome.query)).\n"
         }
         var out = ""
         for (i, group) in outcome.apps.enumerated() {
@@ -34,7 +34,8 @@ public enum TextReport {
                     let visits = result.visitCount ?? 1
                     line += "  (visited \(visits == 1 ? "once" : "\(visits) times"))"
                 }
-                out += line + "    " + result.actions.map(\.rawValue).joined(separator: ", ") + "\n"
+                if !result.actions.isEmpty { line += "    " + result.actions.map(\.rawValue).joined(separator: ", ") }
+                out += line + "\n"
                 if explain, let explanation = result.explanation { out += "       \(explanation)\n" }
             }
         }
@@ -47,18 +48,20 @@ public enum TextReport {
         var out = ""
         for index in report.indexes {
             var line = "\(index.status == .ok ? "ok " : "!! ") \(index.applicationIdentifier)/\(index.indexName)"
-            if let items = index.itemCount { line += "  \(items) items" }
+            if let items = index.itemCount { line += "  " + counted(items, "item") }
             if let bytes = index.bytes { line += ", \(byteCount(bytes))" }
             if index.status != .ok { line += "  \(index.status.rawValue)" }
             if index.action != .none { line += " → \(index.action.rawValue)" }
-            if index.expiredPurged > 0 { line += "  (\(index.expiredPurged) expired items purged)" }
-            if index.orphanActivitiesDeleted > 0 { line += "  (\(index.orphanActivitiesDeleted) activities of deleted items removed)" }
+            if index.expiredPurged > 0 { line += "  (\(counted(index.expiredPurged, "expired item")) purged)" }
+            if index.orphanActivitiesDeleted > 0 {
+                line += "  (\(counted(index.orphanActivitiesDeleted, "activity", "activities")) of deleted items removed)"
+            }
             out += line + "\n"
             if index.status != .ok, let message = index.message { out += "      \(message)\n" }
         }
         for request in report.requests {
             out += "reindex \(request.applicationIdentifier)/\(request.indexName) (\(request.kind.rawValue)"
-            if request.kind == .reindexIdentifiers { out += ", \(request.identifiers) items" }
+            if request.kind == .reindexIdentifiers { out += ", " + counted(request.identifiers, "item") }
             if request.throttled { out += ", throttled" }
             out += "): \(request.outcome)"
             if let message = request.message { out += " — \(message)" }
@@ -67,6 +70,21 @@ public enum TextReport {
         let problems = report.problems
         out += problems == 0 ? "All indexes are healthy.\n" : "\(problems) index\(problems == 1 ? "" : "es") needed repair.\n"
         return out
+    }
+
+    /// "1 item", "2 items".
+    public static func counted(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
+    }
+
+    /// "Colleagues'", "Brent's".
+    public static func possessive(_ name: String) -> String {
+        name.hasSuffix("s") ? name + "'" : name + "'s"
+    }
+
+    /// Text a person typed, quoted and cut to 80 characters for a message.
+    public static func quoted(_ text: String) -> String {
+        "\"" + (text.count > 80 ? text.prefix(80) + "…" : text) + "\""
     }
 
     /// A size in bytes for people (`12.3 KB`).

@@ -11,7 +11,7 @@ func fail(_ message: String) -> Never {
 
 let args = CommandLine.arguments
 guard args.count >= 4 else {
-    fail("usage: openspotlight-test-helper batch-loop|write-loop|engine-batch-loop|kill-loop <app> <index> [arguments…]")
+    fail("usage: openspotlight-test-helper batch-loop|write-loop|query|engine-batch-loop|kill-loop <app> <index> [arguments…]")
 }
 let mode = args[1]
 OpenSpotlight.configure(applicationIdentifier: args[2])
@@ -138,6 +138,23 @@ case "kill-loop":
             m += 1
         }
     }
+case "query":
+    // Runs a CSSearchQuery over every index of the app and prints the identifiers found, one a line; an error
+    // exits 3 with the error on standard error (the permission tests run it as another user).
+    let text = args.count > 4 ? args[4] : "*"
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do {
+            var ids: [String] = []
+            for try await result in CSSearchQuery(queryString: text, queryContext: nil).results { ids.append(result.id) }
+            for id in ids.sorted() { say(id) }
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            exit(3)
+        }
+        done.signal()
+    }
+    done.wait()
 default:
     fail("unknown mode \(mode)")
 }

@@ -3,18 +3,46 @@
 //
 //   swift run spotlight-demo                 # index (once) and run the sample searches
 //   swift run spotlight-demo "text edit"     # search for your own words
+//   swift run spotlight-demo --cleanup       # remove the demo's index
+//
+// The demo keeps its index apart from the apps on this machine (`$XDG_CACHE_HOME/openspotlight-demo`, or
+// `$OPENSPOTLIGHT_HOME` when set), so `spotlight` never lists Debian packages among your own results.
 import Foundation
 import OpenCoreSpotlight
+
+let usage = """
+    usage: spotlight-demo [<words>…]     index the Debian packages of ../shared/data once, then search them
+                                         (the sample queries, or your words)
+           spotlight-demo --cleanup      remove the demo's index
+           spotlight-demo --help
+
+    The index lives in $OPENSPOTLIGHT_HOME, else $XDG_CACHE_HOME/openspotlight-demo (~/.cache/openspotlight-demo),
+    apart from your apps' search. Set OPENSPOTLIGHT_DATA to the folder holding debian-packages.jsonl.gz.
+    """
+
+/// The demo's own root: never the machine-wide one, unless `OPENSPOTLIGHT_HOME` says so.
+func demoRoot() -> URL {
+    let env = ProcessInfo.processInfo.environment
+    if let home = env["OPENSPOTLIGHT_HOME"], !home.isEmpty { return URL(fileURLWithPath: home, isDirectory: true) }
+    let cache = env["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+        ?? OpenSpotlight.homeDirectory.appendingPathComponent(".cache", isDirectory: true)
+    return cache.appendingPathComponent("openspotlight-demo", isDirectory: true)
+}
+
+/// Progress for people, on standard error: the results on standard output stay clean.
+func progress(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
 
 
 // MARK: Find the corpus
 
 func findCorpus() -> URL? {
     let env = ProcessInfo.processInfo.environment
-    var candidates: [String] = []
-    if let dir = env["OPENSPOTLIGHT_DATA"] { candidates.append(dir) }
     let cwd = FileManager.default.currentDirectoryPath
-    candidates += ["\(cwd)/../shared/data", "\(cwd)/shared/data", "\(cwd)/../../shared/data"]
+    // An explicit OPENSPOTLIGHT_DATA is the only place looked at (without the corpus there: the built-in sample).
+    let candidates = env["OPENSPOTLIGHT_DATA"].map { [$0] }
+        ?? ["\(cwd)/../shared/data", "\(cwd)/shared/data", "\(cwd)/../../shared/data"]
     for dir in candidates {
         let url = URL(fileURLWithPath: dir).appendingPathComponent("debian-packages.jsonl.gz")
         if FileManager.default.fileExists(atPath: url.path) { return url.standardizedFileURL }
@@ -62,7 +90,28 @@ let sample: [Package] = [
 @main
 struct Demo {
     static func main() async throws {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.contains(where: { ["--help", "-h", "help"].contains($0) }) {
+            print(usage)
+            return
+        }
+        if let unknown = arguments.first(where: { $0.hasPrefix("-") && $0 != "--cleanup" }) {
+            FileHandle.standardError.write(Data("spotlight-demo: unknown option \(unknown)\n\(usage)\n".utf8))
+            exit(2)
+        }
         OpenSpotlight.configure(applicationIdentifier: "org.openspotlight.demo")
+        let root = demoRoot()
+        OpenSpotlight.setRootDirectory(root)
+        if arguments == ["--cleanup"] {
+            let app = root.appendingPathComponent("apps/org.openspotlight.demo")
+            if FileManager.default.fileExists(atPath: app.path) {
+                try FileManager.default.removeItem(at: app)
+                print("Removed the demo's index (\(app.path)).")
+            } else {
+                print("The demo has no index at \(app.path); nothing to remove.")
+            }
+            return
+        }
 
         // MARK: Index (once: the batch's client state remembers what was indexed)
 
@@ -80,9 +129,9 @@ struct Demo {
         let stateToken = Data("debian:\(packages.count):v1".utf8)
         let stored = try await index.fetchLastClientState()
         if stored == stateToken {
-            print("Index already holds \(packages.count) items from \(source) (client state matches).")
+            progress("The demo index already holds \(packages.count) items from \(source) (client state matches).")
         } else {
-            print("Indexing \(packages.count) items from \(source)…")
+            progress("Indexing \(packages.count) items from \(source) into \(root.path) (apart from your apps' search)…")
             let start = Date()
             try await index.deleteAllSearchableItems()
             var done = 0
@@ -106,14 +155,16 @@ struct Demo {
                 done += slice.count
                 let last = done == packages.count
                 try await index.endBatch(withClientState: last ? stateToken : Data("partial:\(done)".utf8))
-                print("  \(done)/\(packages.count)")
+                let elapsed = Date().timeIntervalSince(start)
+                let remaining = elapsed / Double(done) * Double(packages.count - done)
+                progress(String(format: "  %d/%d  %.0f s, about %.0f s to go", done, packages.count, elapsed, remaining))
             }
-            print(String(format: "Indexed %d items in %.1f s.", packages.count, Date().timeIntervalSince(start)))
+            progress(String(format: "Indexed %d items in %.1f s.", packages.count, Date().timeIntervalSince(start)))
         }
 
         // MARK: Search
 
-        let queries = CommandLine.arguments.count > 1 ? [CommandLine.arguments.dropFirst().joined(separator: " ")]
+        let queries = !arguments.isEmpty ? [arguments.joined(separator: " ")]
             : ["text editor", "postgres", "python req", "strategy gam", "editr"]
         let search = AppSearch()
         for query in queries {
@@ -128,6 +179,7 @@ struct Demo {
         }
         let inspector = IndexInspector(index)
         print("\nThe index: \(try inspector.count()) items in \(try inspector.domains().count) domains, "
-            + "\(try inspector.diskSize() / 1_048_576) MB at \(inspector.storeURL.path)")
+            + "\(try inspector.diskSize() / 1_048_576) MB at \(inspector.storeURL.path) "
+            + "(`spotlight-demo --cleanup` removes it)")
     }
 }

@@ -18,13 +18,16 @@ struct Spotlight: AsyncParsableCommand {
             spotlight open 1                continue result 1 of the last search in its app
             spotlight -i                    search as you type
             spotlight doctor                check and repair every index
+            spotlight data 1                ask result 1's app for its data (a vCard…)
             spotlight backup <app> <file>   copy an index consistently (not cp: data may be in its -wal)
 
             To search for a word that is also a command (open, apps…), use `spotlight search <words>`.
 
             Indexes live in $OPENSPOTLIGHT_HOME, else $XDG_DATA_HOME/openspotlight; apps register in $XDG_DATA_HOME/applications. See Documentation/System.md.
             """,
-        subcommands: [Search.self, Open.self, Call.self, Directions.self, Apps.self, Query.self, Doctor.self, Reindex.self, Backup.self],
+        version: "spotlight (OpenSpotlight) \(String(cString: CoreSpotlightVersionString).dropFirst("OpenSpotlight-".count))",
+        subcommands: [Search.self, Open.self, Call.self, Directions.self, Apps.self, Query.self, Doctor.self, Reindex.self,
+                      ItemData.self, ItemFile.self, ItemFromApp.self, Forget.self, Backup.self],
         defaultSubcommand: Search.self)
 }
 
@@ -110,20 +113,34 @@ struct Search: AsyncParsableCommand {
         var search = SystemSearch()
         search.progress = progressLine
         search.repairsAutomatically = !noRepair
-        let only = apps.isEmpty ? nil : Set(apps.map { SpotlightApp.find($0)?.applicationIdentifier ?? $0 })
+        let only = apps.isEmpty ? nil : Set(try apps.map { try AppInventory.resolve($0) })
         let text = words.joined(separator: " ")
-        if interactive || (words.isEmpty && !json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1) {
+        // Without words on a capable terminal: the interactive search (a dumb terminal gets the plain listing).
+        if interactive || (words.isEmpty && !json && InteractiveSearch.isSupported()) {
             // Repairs happen once, before typing starts.
             if !noRepair { _ = search.search("", limit: 1, applications: only) }
             let session = InteractiveSearch(search: search, initialQuery: text)
-            guard let (result, query) = try session.run() else { return }
-            let outcome = search.search(query, limit: limit, applications: only)
-            try? LastSearch.save(outcome)
-            try continueInApp(try Continuation.payload(for: result, query: query), dryRun: false)
+            session.applications = only
+            guard let choice = try session.run() else {
+                if session.wasInterrupted { throw ExitCode(130) }
+                return
+            }
+            let outcome = search.search(choice.query, limit: limit, applications: only)
+            do { try LastSearch.save(outcome) } catch { progressLine("\(error)") }
+            switch choice.action {
+            case .open:
+                try continueInApp(try Continuation.payload(for: choice.result, query: choice.query), dryRun: false)
+            case .call:
+                let status = try Launcher.open(uri: try ResultActions.callURI(for: choice.result, phoneIndex: 0))
+                if status != 0 { throw ExitCode(status) }
+            case .directions:
+                let status = try Launcher.open(uri: try ResultActions.directionsURI(for: choice.result))
+                if status != 0 { throw ExitCode(status) }
+            }
             return
         }
         let outcome = search.search(text, limit: limit, applications: only)
-        try? LastSearch.save(outcome)
+        do { try LastSearch.save(outcome) } catch { progressLine("\(error)") }
         for problem in outcome.problems { progressLine(problem) }
         if json {
             try printJSON(outcome)
@@ -258,7 +275,7 @@ struct Query: AsyncParsableCommand {
         let registrations = Dictionary(SpotlightApp.all().map { ($0.applicationIdentifier, $0) }, uniquingKeysWith: { a, _ in a })
         let targets = apps.isEmpty
             ? AppInventory.apps().filter { !$0.indexes.isEmpty }.map(\.applicationIdentifier)
-            : apps.map { SpotlightApp.find($0)?.applicationIdentifier ?? $0 }
+            : try apps.map { try AppInventory.resolve($0) }
         var matches: [Match] = []
         for app in targets {
             OpenSpotlight.configure(applicationIdentifier: app)
@@ -313,7 +330,26 @@ struct Doctor: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
+    @Flag(help: "Instead of checking: remove the copies of damaged indexes moved aside more than --days days ago.")
+    var clean = false
+
+    @Option(help: "With --clean: how old a rescued copy must be, in days.")
+    var days = 30
+
     mutating func run() async throws {
+        if clean {
+            guard days >= 0 else { throw ValidationError("--days must be 0 or more") }
+            let (removed, failures) = QuarantineCleaner.clean(olderThan: days)
+            if json { try printJSON(removed) } else {
+                let kept = QuarantineCleaner.rescuedFiles().count
+                print("Removed \(TextReport.counted(removed.count, "rescued copy", "rescued copies"))"
+                    + " (\(TextReport.byteCount(removed.reduce(0) { $0 + $1.bytes })))"
+                    + "; \(TextReport.counted(kept, "newer copy", "newer copies")) kept.")
+            }
+            for failure in failures { progressLine("cannot remove \(failure)") }
+            if !failures.isEmpty { throw ExitCode(1) }
+            return
+        }
         var doctor = IndexDoctor()
         doctor.progress = progressLine
         let report = doctor.examine(repair: !checkOnly)
@@ -326,7 +362,7 @@ struct Doctor: AsyncParsableCommand {
 
 struct Reindex: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Ask an app to reindex (like mdutil -cr): all of an index, or the given identifiers.")
+        abstract: "Ask an app to reindex (like mdutil -cr): all of its indexes, one index, or the given identifiers.")
 
     @Argument(help: "The app (identifier or name).")
     var app: String
@@ -334,22 +370,39 @@ struct Reindex: AsyncParsableCommand {
     @Argument(help: "Identifiers to reindex; none: everything.")
     var identifiers: [String] = []
 
-    @Option(help: "The index (default: the default index, _default).")
-    var index = "_default"
+    @Option(help: "The index (default: each index the app has; _default is the default index).")
+    var index: String?
 
     mutating func run() async throws {
-        guard let registration = SpotlightApp.find(app) else { throw SystemError("no registered app named \(app)") }
-        let request = ReindexRequest(applicationIdentifier: registration.applicationIdentifier, indexName: index,
-                                     kind: identifiers.isEmpty ? .reindexAll : .reindexIdentifiers,
-                                     identifiers: identifiers, reason: "requested with spotlight reindex")
+        let identifier = try AppInventory.resolve(app)
+        guard let registration = SpotlightApp.registered(identifier) else {
+            throw SystemError("\(identifier) is not registered, so the system cannot ask it to reindex")
+        }
+        let indexes = AppInventory.indexNames(of: identifier).filter { $0 != SavedUserActivity.indexName }
+        let chosen: [String]
+        if let index {
+            // Asking for an index the app does not have would make the app create it (and duplicate its items).
+            guard indexes.contains(index) || (indexes.isEmpty && index == "_default") else {
+                throw SystemError("\(registration.displayName) has no index \"\(index)\""
+                    + (indexes.isEmpty ? "" : "; its indexes are: \(indexes.joined(separator: ", "))"))
+            }
+            chosen = [index]
+        } else {
+            chosen = indexes.isEmpty ? ["_default"] : indexes
+        }
         let store = ReindexRequestStore()
-        let pending = try store.add(request)
-        progressLine("asking \(registration.displayName) to reindex…")
-        switch ExtensionHost().issue(pending, store: store) {
-        case .acknowledged: print("\(registration.displayName) reindexed \(index).")
-        case .noExtension: print("\(registration.displayName) has no reindex extension; it reindexes at its next launch.")
-        case .appNotRegistered: throw SystemError("\(registration.applicationIdentifier) is not registered")
-        case .failed(let why): throw SystemError(why)
+        for name in chosen {
+            let request = ReindexRequest(applicationIdentifier: identifier, indexName: name,
+                                         kind: identifiers.isEmpty ? .reindexAll : .reindexIdentifiers,
+                                         identifiers: identifiers, reason: "requested with spotlight reindex")
+            let pending = try store.add(request)
+            progressLine("asking \(registration.displayName) to reindex \(name)…")
+            switch ExtensionHost().issue(pending, store: store) {
+            case .acknowledged: print("\(registration.displayName) reindexed \(name).")
+            case .noExtension: print("\(registration.displayName) has no reindex extension; it reindexes at its next launch.")
+            case .appNotRegistered: throw SystemError("\(identifier) is not registered")
+            case .failed(let why): throw SystemError(why)
+            }
         }
     }
 }

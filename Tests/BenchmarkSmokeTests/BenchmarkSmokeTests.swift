@@ -12,11 +12,11 @@ final class BenchmarkSmokeTests: XCTestCase {
         }
         guard let dir = candidates.first(where: {
             FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("spotlight-bench").path)
-        }) else { throw XCTSkip("spotlight-bench is not built") }
+        }) else { throw TestPrerequisiteMissing("spotlight-bench is not built") }
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let data = package.deletingLastPathComponent().appendingPathComponent("shared/data")
         guard FileManager.default.fileExists(atPath: data.appendingPathComponent("debian-packages.jsonl.gz").path) else {
-            throw XCTSkip("no corpus at \(data.path)")
+            throw TestPrerequisiteMissing("no corpus at \(data.path)")
         }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
@@ -52,4 +52,10 @@ final class BenchmarkSmokeTests: XCTestCase {
         XCTAssertGreaterThan(disk["churn_items_per_s"] as? Int ?? 0, 0)
         XCTAssertEqual((json["upsert"] as? [String: Any])?["n"] as? Int, 20)
     }
+}
+
+/// What a test needs and cannot find (a built helper, the corpus): the test fails with this, it is never skipped.
+struct TestPrerequisiteMissing: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -189,15 +189,14 @@ final class AttributeSetTests: XCTestCase {
         XCTAssertEqual(CSMailboxJunk, "mailbox.junk")
     }
 
-    func testContentTypeInitializerFillsTheConformanceTree() {
+    func testContentTypeInitializerLeavesTheTreeToTheIndex() {
         let jpeg = CSSearchableItemAttributeSet(contentType: .jpeg)
         XCTAssertEqual(jpeg.contentType, "public.jpeg")
-        XCTAssertEqual(jpeg.contentTypeTree,
+        XCTAssertNil(jpeg.contentTypeTree, "as Apple's: the app's attribute set has no tree until the index adds it")
+        XCTAssertEqual(UTType.jpeg._conformanceTree,
                        ["public.jpeg", "public.image", "public.data", "public.content", "public.item"])
-
-        let playlist = CSSearchableItemAttributeSet(contentType: .m3uPlaylist)
-        XCTAssertEqual(playlist.contentTypeTree?.first, "public.m3u-playlist")
-        XCTAssertEqual(Set(playlist.contentTypeTree ?? []),
+        XCTAssertEqual(UTType.m3uPlaylist._conformanceTree.first, "public.m3u-playlist")
+        XCTAssertEqual(Set(UTType.m3uPlaylist._conformanceTree),
                        ["public.m3u-playlist", "public.text", "public.playlist", "public.data", "public.content",
                         "public.item"])
 
@@ -206,13 +205,35 @@ final class AttributeSetTests: XCTestCase {
         XCTAssertNil(empty.contentTypeTree)
     }
 
-    @available(*, deprecated)
     func testItemContentTypeInitializerKeepsUnknownIdentifiers() {
+        // Not deprecated (Apple: "to be deprecated"), so this compiles without a warning.
         let custom = CSSearchableItemAttributeSet(itemContentType: "com.acme.recipe")
         XCTAssertEqual(custom.contentType, "com.acme.recipe")
-        XCTAssertEqual(custom.contentTypeTree, ["com.acme.recipe"])
-        let known = CSSearchableItemAttributeSet(itemContentType: "public.email-message")
-        XCTAssertEqual(known.contentTypeTree, ["public.email-message", "public.message"])
+        XCTAssertNil(custom.contentTypeTree)
+        XCTAssertEqual(UTType(_unknownIdentifier: "com.acme.recipe")._conformanceTree, ["com.acme.recipe"])
+        XCTAssertEqual(UTType(_unknownIdentifier: "public.email-message")._conformanceTree,
+                       ["public.email-message", "public.message"])
+    }
+
+    func testMoveFromMergesAndEmptiesTheSource() {
+        let key = CSCustomAttributeKey(keyName: "com_example_rating")!
+        let target = CSSearchableItemAttributeSet()
+        target.title = "Old title"
+        target.contentDescription = "Kept"
+        let source = CSSearchableItemAttributeSet(contentType: .text)
+        source.title = "New title"
+        source.keywords = ["a", "b"]
+        source.setValue(NSNumber(value: 4), forCustomKey: key)
+        target.moveFrom(source)
+        XCTAssertEqual(target.title, "New title")
+        XCTAssertEqual(target.contentDescription, "Kept")
+        XCTAssertEqual(target.keywords, ["a", "b"])
+        XCTAssertEqual(target.contentType, "public.text")
+        XCTAssertEqual((target.value(forCustomKey: key) as? NSNumber)?.intValue, 4)
+        XCTAssertNil(source.title)
+        XCTAssertNil(source.value(forCustomKey: key))
+        target.moveFrom(target)
+        XCTAssertEqual(target.title, "New title", "moving a set into itself changes nothing")
     }
 
     func testCopyKeepsEveryAttribute() {

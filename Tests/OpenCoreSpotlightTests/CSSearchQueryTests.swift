@@ -173,7 +173,7 @@ final class CSSearchQueryTests: IndexTestCase {
 
     func testQueriesRunWhileAnotherProcessWrites() async throws {
         let binary = Self.productsDirectory.appendingPathComponent("openspotlight-test-helper")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw XCTSkip("helper not built") }
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw TestPrerequisiteMissing("helper not built") }
         let process = Process()
         process.executableURL = binary
         process.arguments = ["write-loop", app, "live", "200", "writer"]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import OpenCoreSpotlight
 @testable import SpotlightEngine
@@ -145,6 +146,134 @@ final class CSSearchableIndexTests: IndexTestCase {
         XCTAssertEqual(try index.store().rowCount(), 1, "expired rows are gone from the file")
     }
 
+    /// Apple's sample code awaits calls inside a batch: each returns once accepted, the batch on endBatch.
+    func testAwaitedCallsInsideABatchReturnAndTheBatchCommitsOnEnd() async throws {
+        let index = CSSearchableIndex(name: "i")
+        try await index.indexSearchableItems([makeItem("old"), makeItem("gone")])
+        index.beginBatch()
+        try await index.indexSearchableItems([makeItem("a"), makeItem("b")])
+        try await index.deleteSearchableItems(withIdentifiers: ["gone"])
+        try await index.deleteSearchableItems(withDomainIdentifiers: ["none"])
+        XCTAssertEqual(try ids(index), ["gone", "old"], "accepted, not yet visible")
+        try await index.endBatch(withClientState: Data("s".utf8))
+        XCTAssertEqual(try ids(index), ["a", "b", "old"])
+        let stored = try await state(index)
+        XCTAssertEqual(stored, Data("s".utf8))
+    }
+
+    func testCompletionsInsideABatchComeBeforeTheBatchsOwn() {
+        let index = CSSearchableIndex(name: "i")
+        let order = Mutex<[String]>([])
+        let done = expectation(description: "batch")
+        index.beginBatch()
+        index.indexSearchableItems([makeItem("a")]) { error in
+            XCTAssertNil(error)
+            order.withLock { $0.append("index a") }
+        }
+        index.deleteSearchableItems(withIdentifiers: ["x"]) { error in
+            XCTAssertNil(error)
+            order.withLock { $0.append("delete x") }
+        }
+        index.endBatch(withClientState: Data()) { error in
+            XCTAssertNil(error)
+            order.withLock { $0.append("end") }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 30)
+        XCTAssertEqual(order.withLock { $0 }, ["index a", "delete x", "end"])
+    }
+
+    func testAnInvalidItemInsideABatchFailsAtOnceAndStaysOut() async throws {
+        let index = CSSearchableIndex(name: "i")
+        index.beginBatch()
+        do {
+            try await index.indexSearchableItems([makeItem("fine"), makeItem("")])
+            XCTFail("an empty identifier is invalid")
+        } catch let error as CSIndexError {
+            XCTAssertEqual(error.code, .invalidItemError)
+        }
+        try await index.indexSearchableItems([makeItem("ok")])
+        try await index.endBatch(withClientState: Data("1".utf8))
+        XCTAssertEqual(try ids(index), ["ok"], "the failed call joined nothing; the rest of the batch committed")
+    }
+
+    func testANestedBeginBatchKeepsThePendingBatch() async throws {
+        let index = CSSearchableIndex(name: "i")
+        index.beginBatch()
+        try await index.indexSearchableItems([makeItem("first")])
+        index.beginBatch()  // Apple says not to; nothing is lost if an app does
+        try await index.indexSearchableItems([makeItem("second")])
+        try await index.endBatch(withClientState: Data("both".utf8))
+        XCTAssertEqual(try ids(index), ["first", "second"])
+        // A second endBatch is an empty batch that only stores its state.
+        try await index.endBatch(withClientState: Data("again".utf8))
+        XCTAssertEqual(try ids(index), ["first", "second"])
+        let stored = try await state(index)
+        XCTAssertEqual(stored, Data("again".utf8))
+    }
+
+    func testAFailedBatchReportsOnlyThroughEndBatch() async throws {
+        let index = CSSearchableIndex(name: "i")
+        index.beginBatch()
+        try await index.indexSearchableItems([makeItem("a")])
+        do {
+            try await index.endIndexBatch(expectedClientState: Data("not stored".utf8), newClientState: Data("1".utf8))
+            XCTFail("mismatched state")
+        } catch let error as CSIndexError {
+            XCTAssertEqual(error.code, .mismatchedClientState)
+        }
+        XCTAssertEqual(try ids(index), [], "nothing of a failed batch is applied")
+    }
+
+    func testTheIndexRecordsTheContentTypeTreeAndTheAppsSetStaysAsMade() async throws {
+        let index = CSSearchableIndex(name: "i")
+        let photo = CSSearchableItem(uniqueIdentifier: "photo", domainIdentifier: nil,
+                                     attributeSet: CSSearchableItemAttributeSet(contentType: .jpeg))
+        let note = makeItem("note")
+        try await index.indexSearchableItems([photo, note])
+        XCTAssertNil(photo.attributeSet.contentTypeTree)
+        let found = try await CSSearchQuery(queryString: #"contentTypeTree == "public.image""#, queryContext: nil)
+            .results.reduce(into: [String]()) { $0.append($1.item.uniqueIdentifier) }
+        XCTAssertEqual(found, ["photo"])
+        let stored = try IndexInspector(index).items().first { $0.uniqueIdentifier == "photo" }
+        XCTAssertEqual(stored?.attributeSet.contentTypeTree,
+                       ["public.jpeg", "public.image", "public.data", "public.content", "public.item"])
+    }
+
+    func testCustomValuesAreStoredWhateverTheirMultiValuedFlag() async throws {
+        let index = CSSearchableIndex(name: "i")
+        let single = CSCustomAttributeKey(keyName: "com_example_tag")!
+        let multi = CSCustomAttributeKey(keyName: "com_example_tags", searchable: true, searchableByDefault: false,
+                                         unique: false, multiValued: true)!
+        let arrayForSingle = makeItem("array")
+        arrayForSingle.attributeSet.setValue(["red", "green"] as NSArray, forCustomKey: single)
+        let scalarForMulti = makeItem("scalar")
+        scalarForMulti.attributeSet.setValue(NSString(string: "blue"), forCustomKey: multi)
+        try await index.indexSearchableItems([arrayForSingle, scalarForMulti])
+        XCTAssertEqual(try ids(index), ["array", "scalar"], "Apple documents no shape check; nothing is rejected")
+        let green = try await CSSearchQuery(queryString: #"com_example_tag == "green""#, queryContext: nil)
+            .results.reduce(into: [String]()) { $0.append($1.item.uniqueIdentifier) }
+        XCTAssertEqual(green, ["array"])
+        let blue = try await CSSearchQuery(queryString: #"com_example_tags == "blue""#, queryContext: nil)
+            .results.reduce(into: [String]()) { $0.append($1.item.uniqueIdentifier) }
+        XCTAssertEqual(blue, ["scalar"])
+    }
+
+    func testIndexingWhereNoIndexCanBeCreatedReportsIndexingUnsupported() async throws {
+        let blocker = root.appendingPathComponent("a-file")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Data("not a directory".utf8).write(to: blocker)
+        OpenSpotlight.setRootDirectory(blocker.appendingPathComponent("openspotlight"))
+        XCTAssertFalse(CSSearchableIndex.isIndexingAvailable())
+        do {
+            try await CSSearchableIndex(name: "i").indexSearchableItems([makeItem("a")])
+            XCTFail("nothing can be indexed here")
+        } catch let error as CSIndexError {
+            XCTAssertEqual(error.code, .indexingUnsupported)
+            XCTAssertEqual(error.errorCode, -1005)
+        }
+    }
+
     func testBatchIsInvisibleUntilItEnds() async throws {
         let index = CSSearchableIndex(name: "i")
         try await index.indexSearchableItems([makeItem("old")])
@@ -262,11 +391,6 @@ final class CSSearchableIndexTests: IndexTestCase {
         let far = makeItem("far")
         far.attributeSet.longitude = 200
         await expectInvalid([far], "longitude")
-        let wrongType = makeItem("wrong")
-        let key = CSCustomAttributeKey(keyName: "com_example_tags", searchable: true, searchableByDefault: false,
-                                       unique: false, multiValued: true)!
-        wrongType.attributeSet.setValue(NSString(string: "not an array"), forCustomKey: key)
-        await expectInvalid([wrongType], "multi-valued")
         let notPlist = makeItem("weird")
         notPlist.attributeSet.setValue(NSURLComponentsBox(), forCustomKey: CSCustomAttributeKey(keyName: "com_example_weird")!)
         await expectInvalid([notPlist], "property-list")
@@ -340,8 +464,11 @@ final class CSSearchableIndexTests: IndexTestCase {
         XCTAssertEqual(try ids(reopened), ["new"])
     }
 
-    func testAnUnwritableLocationReportsIndexUnavailable() async throws {
-        try "not a directory".write(to: root, atomically: true, encoding: .utf8)
+    func testAnUnwritableIndexReportsIndexUnavailable() async throws {
+        // Indexing works here (the location is a writable directory), but this one index cannot be created.
+        let store = StoreLocation.storeURL(app: app, indexName: "nowhere", root: root)
+        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+        XCTAssertTrue(CSSearchableIndex.isIndexingAvailable())
         do {
             try await CSSearchableIndex(name: "nowhere").indexSearchableItems([makeItem("a")])
             XCTFail("must fail")
@@ -349,7 +476,6 @@ final class CSSearchableIndexTests: IndexTestCase {
             XCTAssertEqual(error.code, .indexUnavailableError)
             XCTAssertEqual(error.errorCode, -1000)
         }
-        try FileManager.default.removeItem(at: root)
     }
 
     func testErrorCodesMatchApple() {

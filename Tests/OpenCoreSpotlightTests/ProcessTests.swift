@@ -8,8 +8,7 @@ final class ProcessTests: IndexTestCase {
     private func helper(_ arguments: [String]) throws -> (Process, Pipe) {
         let binary = Self.productsDirectory.appendingPathComponent("openspotlight-test-helper")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            XCTFail("the test helper is not built at \(binary.path): build with `swift build --build-tests`")
-            throw CocoaError(.fileNoSuchFile)
+            throw TestPrerequisiteMissing("test helper not built at \(binary.path)")
         }
         let process = Process()
         process.executableURL = binary

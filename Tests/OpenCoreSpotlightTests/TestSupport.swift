@@ -75,3 +75,9 @@ final class ErrorBox: @unchecked Sendable {
     func set(_ e: (any Error)?) { lock.lock(); error = e; lock.unlock() }
     func get() -> (any Error)? { lock.lock(); defer { lock.unlock() }; return error }
 }
+
+/// What a test needs and cannot find (a built helper, the corpus): the test fails with this, it is never skipped.
+struct TestPrerequisiteMissing: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

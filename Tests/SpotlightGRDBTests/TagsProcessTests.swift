@@ -43,7 +43,7 @@ final class TagsProcessTests: XCTestCase {
     }
 
     func launch(_ arguments: [String], database: Bool = true) throws -> (Process, Pipe) {
-        guard let binary = Self.tagsBinary else { throw XCTSkip("the tags executable is not built next to the tests") }
+        guard let binary = Self.tagsBinary else { throw TestPrerequisiteMissing("the tags executable is not built next to the tests") }
         let process = Process()
         process.executableURL = binary
         process.arguments = (database ? ["--database", databaseURL.path] : []) + arguments

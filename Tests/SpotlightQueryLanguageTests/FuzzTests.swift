@@ -90,6 +90,40 @@ struct FuzzTests {
         }
     }
 
+    /// Canonical test queries with the damage typing does: characters deleted, inserted, replaced, swapped,
+    /// duplicated runs. `OPENSPOTLIGHT_FUZZ_ITERATIONS` sets how many (a long run: `scripts/fuzz.sh`). Each input
+    /// must finish; the time bound is loose (it catches a hang, not a slowdown).
+    @Test func mutatedCanonicalQueries() {
+        let iterations = ProcessInfo.processInfo.environment["OPENSPOTLIGHT_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 3_000
+        let seeds = (ParserTests.canonicalCases + ParserTests.treeCases).map { Array($0.query) }
+        let alphabet = Array(#"ab()!&|=<>*?"'\$.,-+0123456789 cdwt"#) + ["é", "\u{301}", "東", "\0", "\n"]
+        var generator = SplitMix64(state: 17_017)
+        var slowest = 0.0
+        for _ in 0..<iterations {
+            var characters = seeds.randomElement(using: &generator)!
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let i = characters.isEmpty ? 0 : Int.random(in: 0..<characters.count, using: &generator)
+                switch Int.random(in: 0...4, using: &generator) {
+                case 0 where !characters.isEmpty: characters.remove(at: i)
+                case 1: characters.insert(alphabet.randomElement(using: &generator)!, at: i)
+                case 2 where !characters.isEmpty: characters[i] = alphabet.randomElement(using: &generator)!
+                case 3 where characters.count > 1:
+                    let j = Int.random(in: 0..<characters.count, using: &generator)
+                    characters.swapAt(i, j)
+                case 4 where !characters.isEmpty:
+                    let end = min(characters.count, i + Int.random(in: 1...8, using: &generator))
+                    characters.insert(contentsOf: characters[i..<end], at: i)
+                default: break
+                }
+            }
+            let start = Date()
+            Self.check(String(characters))
+            slowest = max(slowest, Date().timeIntervalSince(start))
+        }
+        #expect(slowest < 10, "every mutated query finishes (slowest \(slowest) s)")
+        print("fuzz: \(iterations) mutated queries parsed, slowest \(String(format: "%.3f", slowest)) s, 0 crashes")
+    }
+
     /// Every prefix of every canonical test query.
     @Test func truncations() {
         for c in ParserTests.canonicalCases + ParserTests.treeCases {

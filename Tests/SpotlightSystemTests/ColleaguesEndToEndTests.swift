@@ -112,14 +112,6 @@ final class ColleaguesEndToEndTests: SystemTestCase {
         XCTAssertEqual(payload.activityType, "com.example.colleagues.view-employee")
     }
 
-    func testActivityWithoutRelatedIdentifierAppearsBesideTheItem() throws {
-        try succeed("colleagues", ["view", "Noah Kim"])  // Viewed Records: no relatedUniqueIdentifier
-        try succeed("colleagues", ["setting", "all-records"])
-        let outcome = try search("noah")
-        XCTAssertEqual(outcome.results.map(\.title), ["Noah Kim", "Noah Kim"], "the seeds' warning: both appear")
-        XCTAssertEqual(Set(outcome.results.map(\.kind)), ["activity", "item"])
-    }
-
     func testDeletingAnItemDeletesItsActivities() throws {
         try succeed("colleagues", ["setting", "all-records"])
         try succeed("colleagues", ["view", "Grace Liu"])
@@ -149,6 +141,41 @@ final class ColleaguesEndToEndTests: SystemTestCase {
         XCTAssertEqual(Set(try search("design").results.map(\.title)), ["Chloé Martin", "Noah Kim"])
         try succeed("colleagues", ["delete", "--domain", "employees"])
         XCTAssertTrue(try search("design").results.isEmpty)
+    }
+
+    /// The delegate's `data(for:…)`, `fileURL(for:…)` and async `searchableItems(forIdentifiers:)` answer the
+    /// system through the app's extension.
+    func testDataFileAndCurrentItemComeFromTheAppsExtension() throws {
+        try succeed("colleagues", ["setting", "all-records"])
+        _ = try search("brent reid")
+        let card = try succeed("spotlight", ["data", "1"])
+        XCTAssertTrue(card.stdout.hasPrefix("BEGIN:VCARD"), card.stdout)
+        XCTAssertTrue(card.stdout.contains("FN:Brent Reid"), card.stdout)
+        let plain = try succeed("spotlight", ["data", "colleagues", "employee-1", "--type", "public.plain-text"])
+        XCTAssertTrue(plain.stdout.contains("brent.reid@example.com"), plain.stdout)
+
+        let output = home.appendingPathComponent("brent.vcf")
+        try succeed("spotlight", ["data", "1", "--output", output.path])
+        XCTAssertEqual(try String(contentsOf: output, encoding: .utf8), card.stdout)
+
+        let file = try succeed("spotlight", ["file", "1"])
+        let path = file.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(path.hasSuffix(".vcf"), path)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), card.stdout)
+
+        let item = try succeed("spotlight", ["item", "1"])
+        XCTAssertTrue(item.stdout.hasPrefix("Brent Reid\n  Senior Software Engineer, Engineering"), item.stdout)
+
+        let refused = try run("spotlight", ["data", "1", "--type", "public.jpeg"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("not offered as public.jpeg; it is offered as public.vcard, public.plain-text"),
+                      refused.stderr)
+        let notInPlace = try run("spotlight", ["file", "1", "--in-place"])
+        XCTAssertNotEqual(notInPlace.status, 0)
+        XCTAssertTrue(notInPlace.stderr.contains("offers no"), notInPlace.stderr)
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: home.appendingPathComponent("system").path)
+            .filter { $0.contains("requests/") && !$0.hasSuffix("/") && $0.split(separator: "/").count > 2 }
+        XCTAssertEqual(leftovers, [], "answered requests leave nothing behind")
     }
 
     func testCallAndDirectionsGoThroughTheOpener() throws {

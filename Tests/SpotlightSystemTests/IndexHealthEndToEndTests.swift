@@ -20,8 +20,9 @@ final class IndexHealthEndToEndTests: SystemTestCase {
         XCTAssertEqual(outcome.repairs.map(\.outcome), ["acknowledged"])
         XCTAssertTrue(output.stderr.contains("rebuilding"), output.stderr)
         XCTAssertTrue(output.stderr.contains("colleagues: reindexed 25 employees"), output.stderr)
-        let quarantine = home.appendingPathComponent("system/quarantine/com.example.colleagues")
-        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: quarantine.path).isEmpty, "the damaged file is kept aside")
+        let indexes = storeURL(app: colleagues, index: "_default").deletingLastPathComponent()
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: indexes.path).contains { $0.hasPrefix("_default.sqlite.damaged-") },
+                      "the damaged file is kept aside")
         XCTAssertTrue(ReindexRequestStore(root: home).pending().isEmpty, "the request was acknowledged")
     }
 

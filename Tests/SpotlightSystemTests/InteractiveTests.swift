@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import OpenCoreSpotlight
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ final class InteractiveTests: SystemTestCase {
         terminal.closeFollower()
         defer { if process.isRunning { process.terminate() } }
 
-        XCTAssertTrue(terminal.waitFor("type to search"), terminal.screen)
+        XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
         for character in "marc" {
             terminal.type(String(character))
             usleep(30_000)
@@ -41,6 +42,111 @@ final class InteractiveTests: SystemTestCase {
         XCTAssertFalse(chosen.isEmpty, before)
         let card = terminal.screen.components(separatedBy: "\u{1B}[?1049l").last ?? ""
         XCTAssertTrue(card.contains(chosen), "expected \(chosen) in \(card)")
+    }
+
+    /// Starts `spotlight -i` on a fresh pseudo-terminal.
+    private func interactive(_ arguments: [String] = ["-i"], rows: UInt16 = 24, columns: UInt16 = 100,
+                             environment extra: [String: String] = [:]) throws -> (PseudoTerminal, Process) {
+        let terminal = try PseudoTerminal(rows: rows, columns: columns)
+        let process = Process()
+        process.executableURL = Self.productsDirectory.appendingPathComponent("spotlight")
+        process.arguments = arguments
+        var environment = childEnvironment
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        process.standardInput = terminal.follower
+        process.standardOutput = terminal.follower
+        process.standardError = terminal.follower
+        try process.run()
+        terminal.closeFollower()
+        return (terminal, process)
+    }
+
+    func testTerminationRestoresTheTerminal() throws {
+        try succeed("colleagues", ["setting", "all-records"])
+        let (terminal, process) = try interactive()
+        XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
+        terminal.type("brent")
+        XCTAssertTrue(terminal.waitFor("Brent Reid"), terminal.screen)
+        XCTAssertFalse(terminal.isCooked, "raw while searching")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertTrue(terminal.waitFor("\u{1B}[?1049l"), "left the alternate screen")
+        XCTAssertTrue(terminal.isCooked, "the terminal's settings are restored")
+    }
+
+    func testResizeRedrawsWithoutClearingTheScreen() throws {
+        try succeed("colleagues", ["setting", "all-records"])
+        let (terminal, process) = try interactive(rows: 8)
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
+        terminal.type("sofia")
+        XCTAssertTrue(terminal.waitFor("Sofia Alvarez"), terminal.screen)
+        usleep(200_000)
+        let before = terminal.screen.components(separatedBy: "\u{1B}[H").count
+        terminal.resize(rows: 30, columns: 120)
+        kill(process.processIdentifier, SIGWINCH)
+        let deadline = Date().addingTimeInterval(10)
+        while terminal.screen.components(separatedBy: "\u{1B}[H").count == before, Date() < deadline { usleep(20_000) }
+        XCTAssertGreaterThan(terminal.screen.components(separatedBy: "\u{1B}[H").count, before, "redrawn on resize, before any key")
+        XCTAssertFalse(terminal.screen.contains("\u{1B}[2J"), "lines are overwritten in place; the screen is never cleared")
+        terminal.type("\u{1B}")
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+    }
+
+    func testCtrlCExitsWith130() throws {
+        let (terminal, process) = try interactive()
+        XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
+        terminal.type("\u{03}")
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertTrue(terminal.isCooked)
+    }
+
+    func testCallAndDirectionsKeysAndUnopenableResults() throws {
+        try succeed("colleagues", ["setting", "all-records"])
+        // An app that indexed but never registered: its results cannot be opened.
+        OpenSpotlight.configure(applicationIdentifier: "com.example.unregistered")
+        let indexed = expectation(description: "indexed")
+        let set = CSSearchableItemAttributeSet(contentType: .text)
+        set.title = "Zebra crossing"
+        CSSearchableIndex.default().indexSearchableItems([CSSearchableItem(uniqueIdentifier: "z", domainIdentifier: nil,
+                                                                           attributeSet: set)]) { error in
+            XCTAssertNil(error)
+            indexed.fulfill()
+        }
+        wait(for: [indexed], timeout: 30)
+
+        let (terminal, process) = try interactive()
+        defer { if process.isRunning { process.terminate() } }
+        XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
+        terminal.type("zebra")
+        XCTAssertTrue(terminal.waitFor("Zebra crossing"), terminal.screen)
+        terminal.type("\r")
+        XCTAssertTrue(terminal.waitFor("is not registered: its results cannot be opened"), terminal.screen)
+        XCTAssertTrue(process.isRunning, "Enter on a result that cannot be opened keeps the search open")
+        terminal.type("\u{15}brent reid")
+        XCTAssertTrue(terminal.waitFor("^T call, ^G directions"), terminal.screen)
+        terminal.type("\u{14}")  // Ctrl-T
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(try String(contentsOf: openerLog, encoding: .utf8), "tel:+15550101\n")
+    }
+
+    func testADumbTerminalGetsNoEscapeCodes() throws {
+        try succeed("colleagues", ["setting", "all-records"])
+        let (terminal, process) = try interactive([], environment: ["TERM": "dumb"])
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertTrue(terminal.waitFor("Recently used and suggested:"), terminal.screen)
+        XCTAssertFalse(terminal.screen.contains("\u{1B}"), terminal.screen)
+        let (refusing, explicit) = try interactive(["-i"], environment: ["TERM": "dumb"])
+        explicit.waitUntilExit()
+        XCTAssertNotEqual(explicit.terminationStatus, 0)
+        XCTAssertTrue(refusing.waitFor("needs a terminal that can move the cursor"), refusing.screen)
+        XCTAssertFalse(refusing.screen.contains("\u{1B}["), refusing.screen)
     }
 
     func testEscapeQuitsAndNonTerminalsAreRefused() throws {
@@ -70,6 +176,8 @@ final class PseudoTerminal: @unchecked Sendable {
     // @unchecked Sendable: `output` is only touched under `lock`.
     let leader: Int32
     let follower: FileHandle
+    /// The follower's device, to read its settings after the child changed them.
+    private(set) var followerPath = ""
     private let lock = NSLock()
     private var output = Data()
 
@@ -80,16 +188,17 @@ final class PseudoTerminal: @unchecked Sendable {
         let libc = dlopen(nil, RTLD_NOW)
         guard let openSymbol = dlsym(libc, "posix_openpt"), let grantSymbol = dlsym(libc, "grantpt"),
               let unlockSymbol = dlsym(libc, "unlockpt"), let nameSymbol = dlsym(libc, "ptsname") else {
-            throw XCTSkip("no pseudo-terminals here")
+            throw PseudoTerminalError("this C library has no posix_openpt/grantpt/unlockpt/ptsname")
         }
         leader = unsafeBitCast(openSymbol, to: OpenPT.self)(O_RDWR | O_NOCTTY)
         guard leader >= 0, unsafeBitCast(grantSymbol, to: PTFunction.self)(leader) == 0,
               unsafeBitCast(unlockSymbol, to: PTFunction.self)(leader) == 0,
               let name = unsafeBitCast(nameSymbol, to: PTSName.self)(leader) else {
-            throw XCTSkip("cannot open a pseudo-terminal")
+            throw PseudoTerminalError("cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
         }
         let followerDescriptor = open(String(cString: name), O_RDWR | O_NOCTTY)
-        guard followerDescriptor >= 0 else { throw XCTSkip("cannot open \(String(cString: name))") }
+        guard followerDescriptor >= 0 else { throw PseudoTerminalError("cannot open \(String(cString: name))") }
+        followerPath = String(cString: name)
         follower = FileHandle(fileDescriptor: followerDescriptor, closeOnDealloc: true)
         var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(leader, UInt(TIOCSWINSZ), &size)
@@ -104,6 +213,21 @@ final class PseudoTerminal: @unchecked Sendable {
                 lock.unlock()
             }
         }
+    }
+
+    /// Whether the follower is back in cooked mode (echo and line editing on), as a shell needs it.
+    var isCooked: Bool {
+        let descriptor = open(followerPath, O_RDWR | O_NOCTTY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var settings = termios()
+        guard tcgetattr(descriptor, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ECHO) != 0 && settings.c_lflag & tcflag_t(ICANON) != 0
+    }
+
+    func resize(rows: UInt16, columns: UInt16) {
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(leader, UInt(TIOCSWINSZ), &size)
     }
 
     func closeFollower() {
@@ -128,4 +252,9 @@ final class PseudoTerminal: @unchecked Sendable {
         }
         return false
     }
+}
+
+struct PseudoTerminalError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -10,7 +10,14 @@ final class SmoothiesEndToEndTests: SystemTestCase {
         let first = try succeed("smoothies", ["list"])
         XCTAssertTrue(first.stderr.contains("indexed 16 smoothies"), first.stderr)
         let second = try succeed("smoothies", ["list"])
-        XCTAssertTrue(second.stderr.contains("skipped indexing"), second.stderr)
+        XCTAssertEqual(second.stderr, "", "an index that is up to date is not worth a word")
+        let help = try succeed("smoothies", ["--help"])
+        XCTAssertTrue(help.stdout.contains("usage: smoothies"), help.stdout)
+        XCTAssertEqual(help.stderr, "")
+        let wrong = try run("smoothies", ["frobnicate"])
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertEqual(wrong.stdout, "", "usage of a wrong command goes to standard error")
+        XCTAssertTrue(wrong.stderr.contains("unknown command \"frobnicate\""), wrong.stderr)
         XCTAssertEqual(AppInventory.apps(root: home).first { $0.applicationIdentifier == "com.example.smoothies" }?
             .indexes.map(\.name), ["smoothies"], "a named index")
     }

@@ -46,11 +46,22 @@ class SystemTestCase: XCTestCase {
         env["OPENSPOTLIGHT_HOME"] = home.path
         env["XDG_DATA_HOME"] = dataHome.path
         env["XDG_CONFIG_HOME"] = configHome.path
+        env["XDG_STATE_HOME"] = temporary.appendingPathComponent("state").path
+        env["XDG_RUNTIME_DIR"] = runtimeDirectory.path
+        env["HOME"] = temporary.appendingPathComponent("home").path
         env["XDG_DATA_DIRS"] = temporary.appendingPathComponent("none").path
         env["OPENSPOTLIGHT_OPENER"] = openerScript.path
         env["OPENSPOTLIGHT_APP_ID"] = nil
         env["TERM"] = "xterm"
         return env
+    }
+
+    /// The children's `$XDG_RUNTIME_DIR` (where each terminal session's numbered results live).
+    var runtimeDirectory: URL {
+        let url = temporary.appendingPathComponent("runtime")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        return url
     }
 
     /// A shell script standing in for xdg-open: appends its arguments to `openerLog`.

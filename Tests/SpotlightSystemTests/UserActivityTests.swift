@@ -193,6 +193,11 @@ final class UserActivityTests: SystemTestCase {
             activity.becomeCurrent()
         }
         XCTAssertEqual(try saved().count, 3)
+        // A named index's domain deletion deletes its own items only: activities belong to the default index.
+        let named = expectation(description: "named index deleted")
+        CSSearchableIndex(name: "archive").deleteSearchableItems(withDomainIdentifiers: ["trips"]) { _ in named.fulfill() }
+        wait(for: [named], timeout: 10)
+        XCTAssertEqual(try saved().count, 3)
         let done = expectation(description: "deleted")
         CSSearchableIndex.default().deleteSearchableItems(withDomainIdentifiers: ["trips"]) { _ in done.fulfill() }
         wait(for: [done], timeout: 10)

@@ -1,10 +1,13 @@
-#if !canImport(UniformTypeIdentifiers)
+// Where Apple ships UniformTypeIdentifiers (every Darwin platform) this module re-exports it; elsewhere it declares
+// `UTType`. `canImport(Darwin)`, not `canImport(UniformTypeIdentifiers)`: on Linux this package has a module of
+// that name itself (re-exporting this one).
+#if !canImport(Darwin)
 import Foundation
 import Synchronization
 
 /// A uniform type identifier: the type of a file or of in-memory data, and the types it conforms to.
 ///
-/// Linux has no UniformTypeIdentifiers framework, so OpenCoreSpotlight declares `UTType` itself, with Apple's
+/// Linux has no UniformTypeIdentifiers framework, so OpenSpotlight declares `UTType` itself, with Apple's
 /// names, the system-declared types Apple lists in `UTCoreTypes.h` and their conformances:
 ///
 /// ```swift
@@ -824,8 +827,8 @@ extension UTType {
     /// A type that keeps an identifier the system does not know, such as a custom `init(itemContentType:)` string.
     ///
     /// It conforms to nothing, so its conformance tree is the identifier alone.
-    internal init(_unknownIdentifier identifier: String) {
-        #if canImport(UniformTypeIdentifiers)
+    package init(_unknownIdentifier identifier: String) {
+        #if canImport(Darwin)
         self = UTType(identifier) ?? UTType(importedAs: identifier)
         #else
         self.init(_identifier: identifier)
@@ -838,7 +841,7 @@ extension UTType {
     /// then by identifier) lists every type before the types it conforms to: `public.jpeg`, `public.image`,
     /// `public.content`, `public.data`, `public.item`. This is the value `init(contentType:)` stores in
     /// `contentTypeTree`.
-    internal var _conformanceTree: [String] {
+    package var _conformanceTree: [String] {
         let ancestors = supertypes.filter { $0 != self }
             .map { (identifier: $0.identifier, depth: $0.supertypes.count) }
             .sorted { $0.depth != $1.depth ? $0.depth > $1.depth : $0.identifier < $1.identifier }

@@ -1,4 +1,4 @@
-#if !canImport(UniformTypeIdentifiers)
+#if !canImport(Darwin)
 // The legacy `kUTType…` constants of CoreServices' UTCoreTypes.h, for code written before `UTType`:
 //
 //     let attributes = CSSearchableItemAttributeSet(itemContentType: kUTTypeImage as String)
