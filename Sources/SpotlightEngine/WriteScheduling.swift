@@ -16,8 +16,10 @@ import Darwin
 /// writer takes the turnstile — an exclusive `flock` on `<store>-writers` — before it asks SQLite for the write
 /// lock (`BEGIN IMMEDIATE`), and gives the turnstile back as soon as it holds the lock. The turnstile is therefore
 /// held only by a writer that is *waiting*, and the holder is the next to get the SQLite lock: the writer in its
-/// transaction cannot start its next one before the waiter has had its turn. A waiter waits for at most the
-/// transaction in progress plus the turns of the writers that took the turnstile before it.
+/// transaction cannot start its next one before the waiter has had its turn. The holder waits for at most the
+/// transaction in progress. Several waiters poll the turnstile (it is not first-come first-served among them), but a
+/// writer that just began its transaction is not polling, so while others wait, a process committing back to back
+/// gets at most one transaction between two of theirs.
 ///
 /// A batch stays one transaction; nothing is split. If the turnstile file cannot be opened (a read-only
 /// directory), or the turnstile is not free within the busy timeout (a stopped process holding it), the writer goes
