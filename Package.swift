@@ -87,7 +87,7 @@ let package = Package(
         // The README's first example.
         .executableTarget(name: "quickstart", dependencies: ["CoreSpotlight"], path: "Examples/Quickstart"),
         // A child process for crash and multi-process tests.
-        .executableTarget(name: "openspotlight-test-helper", dependencies: ["OpenCoreSpotlight"]),
+        .executableTarget(name: "openspotlight-test-helper", dependencies: ["OpenCoreSpotlight", "SpotlightEngine"]),
 
         .testTarget(name: "SpotlightTextTests", dependencies: ["SpotlightText"]),
         .testTarget(name: "SpotlightQueryLanguageTests", dependencies: ["SpotlightQueryLanguage"]),

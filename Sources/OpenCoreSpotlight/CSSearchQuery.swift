@@ -152,11 +152,15 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
 
     /// Parses a query string into an expression, mapping syntax errors to `invalidQuery`.
     internal static func parse(_ string: String, role: String) throws -> QueryExpression {
+        try QueryLimits.check(queryString: string, role: role)
+        let expression: QueryExpression
         do {
-            return try QueryParser.parse(string)
+            expression = try QueryParser.parse(string)
         } catch {
             throw CSSearchQueryError(.invalidQuery, message: "\(role) \(String(reflecting: string)): \(error)")
         }
+        try QueryLimits.check(expression, role: role)
+        return expression
     }
 
     /// Compiles the query string and the filter queries into one predicate.

@@ -85,6 +85,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
     private var suggestionSink: (([CSSuggestion]) -> Void)?
 
     override func execute(deliver: ([CSSearchableItem]) -> Void) throws {
+        try QueryLimits.check(userQueryText: userQueryString)
         let compiledFilter = try compiledPredicate(includeQueryString: false)
         let filter = compiledFilter?.0
         let engagement = try? EngagementStore.forApp(applicationIdentifier, root: root)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -26,10 +27,22 @@ public final class IndexStore: Sendable {
     /// The format this version writes and reads.
     public static let formatVersion = 1
 
+    /// How long a connection waits for a lock held by another connection or process before failing with busy.
+    static let busyTimeout: TimeInterval = 30
+
     /// The store file.
     public let url: URL
     let pool: DatabasePool
     private let termCache = LockedBox<[String: Int64]>([:])
+    // Fair writes and checkpoints (WriteScheduling.swift).
+    let turnstile: WriterTurnstile
+    let busyPolicy = BusyPolicy()
+    let checkpointer = IdleCheckpointer()
+    let closed = Mutex(false)
+    /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
+    let walLost = Atomic<Bool>(false)
+    /// Whether the store's WAL was deleted while it was open; a new `IndexStore` must replace this one.
+    public var needsReopening: Bool { walLost.load(ordering: .relaxed) }
 
     /// Whether this process may only read the store: the file (or its folder) is not writable by this user.
     /// Searches work; writes fail with `.permissionDenied`.
@@ -62,6 +75,7 @@ public final class IndexStore: Sendable {
             }
             if fd >= 0 { closeDescriptor(fd) }
         }
+        turnstile = WriterTurnstile(storePath: url.path)
         // Can this user read it, and write it? Asked by opening the file itself (`access` answers for the real user
         // id, not the effective one): a file that cannot be opened for reading is a permission problem, never
         // damage.
@@ -76,7 +90,8 @@ public final class IndexStore: Sendable {
         let readOnly = writableFile < 0 || access(url.deletingLastPathComponent().path, W_OK | X_OK) != 0
         self.isReadOnly = readOnly
         var config = Configuration()
-        config.busyMode = .timeout(30)
+        // Short polls instead of SQLite's busy timeout (sleeps of up to 100 ms): see `WriterTurnstile`.
+        config.busyMode = .callback(busyPolicy.callback)
         config.label = "OpenSpotlight.IndexStore"
         config.readonly = readOnly
         config.prepareDatabase { db in
@@ -217,7 +232,7 @@ public final class IndexStore: Sendable {
         try refuseIfReadOnly()
         var newTerms: [String: Int64] = [:]
         try mapped {
-            try pool.write { db in
+            try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
                     let stored = try Self.clientState(db)
                     if stored != expected {
@@ -275,7 +290,7 @@ public final class IndexStore: Sendable {
     public func purgeExpired(now: Date = Date()) throws -> Int {
         try refuseIfReadOnly()
         return try mapped {
-            try pool.write { db in
+            try writeTransaction { db in
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now)
                 let n = try writer.purgeExpired(now: now)
                 try writer.finish()
@@ -380,12 +395,25 @@ public final class IndexStore: Sendable {
         return problems
     }
 
-    /// Closes the store's connections. The object must not be used afterwards.
+    /// Closes the store's connections, first moving the WAL into the main file (and emptying it when no other
+    /// connection is reading it), so the `.sqlite` file alone holds every committed change. The object must not be
+    /// used afterwards.
     public func close() throws {
+        let first = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        checkpointer.stop()
+        // TRUNCATE with a busy handler that does not wait: as much as it can without blocking on another
+        // process's readers, then the WAL is truncated to zero bytes if no one is using it.
+        busyPolicy.beginClosing()
+        _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        turnstile.close()
         try pool.close()
     }
 }
 
-private func closeDescriptor(_ fd: Int32) {
+func closeDescriptor(_ fd: Int32) {
     _ = close(fd)
 }

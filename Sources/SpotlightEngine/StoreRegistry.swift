@@ -22,7 +22,8 @@ public enum StoreRegistry {
         let key = url.standardizedFileURL.path
         if let store = stores.value[key] {
             // A store whose file was deleted behind our back (by a user, or `spotlight doctor`) is reopened.
-            if FileManager.default.fileExists(atPath: key) { return store }
+            // So is one whose WAL was deleted under it (its commits were copied into the main file).
+            if FileManager.default.fileExists(atPath: key), !store.needsReopening { return store }
             forget(url)
         }
         // Opened under the lock: two threads opening the same new file at once would race to set it up.
@@ -30,6 +31,7 @@ public enum StoreRegistry {
             if let existing = stores[key] { return existing }
             let store = try IndexStore(url: url, create: create)
             stores[key] = store
+            installExitHook
             return store
         }
     }
@@ -47,6 +49,13 @@ public enum StoreRegistry {
         let removed = stores.withLock { $0.removeValue(forKey: key) }
         try? removed?.close()
     }
+
+    /// Closes every open store when the process exits normally (`exit`, or returning from `main`), so a short-lived
+    /// process leaves its committed data in the `.sqlite` files, not only in their WALs (`IndexStore.close`).
+    /// A killed process skips this; its commits are in the WAL, which the next open replays.
+    private static let installExitHook: Void = {
+        atexit { StoreRegistry.forgetAll() }
+    }()
 
     /// Drops every cached store (tests use it between cases that relocate the root).
     public static func forgetAll() {

@@ -2,6 +2,7 @@
 // test kills it or runs several at once. Not installed; built with the tests.
 import Foundation
 import OpenCoreSpotlight
+import SpotlightEngine
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -10,7 +11,7 @@ func fail(_ message: String) -> Never {
 
 let args = CommandLine.arguments
 guard args.count >= 4 else {
-    fail("usage: openspotlight-test-helper batch-loop|write-loop|query <app> <index> [count|query] [prefix]")
+    fail("usage: openspotlight-test-helper batch-loop|write-loop|query|engine-batch-loop|kill-loop <app> <index> [arguments…]")
 }
 let mode = args[1]
 OpenSpotlight.configure(applicationIdentifier: args[2])
@@ -81,6 +82,62 @@ case "write-loop":
         }
     }
     say("done \(prefix)")
+case "engine-batch-loop":
+    // Commits batches of `perBatch` items prepared once, straight to the engine, back to back (no pause between
+    // transactions: the worst case for another process waiting to write). Batch n stores client state "n".
+    let perBatch = args.count > 4 ? Int(args[4]) ?? 1000 : 1000
+    let store: IndexStore
+    do { store = try StoreRegistry.store(app: args[2], indexName: args[3]) } catch { fail("cannot open: \(error)") }
+    let operations = (0..<perBatch).map { k in
+        IndexOperation.upsert(StoredItem(uniqueIdentifier: "big-\(k)", domainIdentifier: "big", expirationDate: .distantFuture,
+                                         attributes: ["title": .string("big slot \(k)")]))
+    }
+    var n = 0
+    while true {
+        n += 1
+        do { try store.apply(operations, clientState: .set(Data("\(n)".utf8))) } catch { fail("error: \(error)") }
+        say("committed \(n)")
+    }
+case "kill-loop":
+    // Random batches and single writes until killed, for the SIGKILL loop (ProcessTests). Batch n (numbered from
+    // `first`) indexes items "b<n>-0…k-1" in domain "batch-<n>" (description "part j of k"), deletes the domain of
+    // batch n-2, and stores client state "n": whatever the kill, the store must hold exactly batches c-1 and c (c =
+    // the stored state), each whole. Single writes index "s-<round>-<m>" one commit each. Every write is announced
+    // ("ack batch n", "ack single m") only after its completion handler reported success.
+    let first = args.count > 4 ? Int(args[4]) ?? 1 : 1
+    let round = args.count > 5 ? args[5] : "0"
+    var random = SystemRandomNumberGenerator()
+    say("ready")
+    var n = first, m = 0
+    while true {
+        if Int.random(in: 0..<10, using: &random) < 6 {
+            let k = Int.random(in: 1...300, using: &random)
+            index.beginBatch()
+            // Indexed in a few calls, with the delete in between, as an app's batch would.
+            var j = 0
+            while j < k {
+                let step = min(k - j, Int.random(in: 1...100, using: &random))
+                let items = (j..<(j + step)).map { p -> CSSearchableItem in
+                    let set = CSSearchableItemAttributeSet()
+                    set.title = "batch \(n)"
+                    set.contentDescription = "part \(p) of \(k)"
+                    return CSSearchableItem(uniqueIdentifier: "b\(n)-\(p)", domainIdentifier: "batch-\(n)", attributeSet: set)
+                }
+                index.indexSearchableItems(items, completionHandler: nil)
+                if j == 0 { index.deleteSearchableItems(withDomainIdentifiers: ["batch-\(n - 2)"], completionHandler: nil) }
+                j += step
+            }
+            wait { index.endBatch(withClientState: Data("\(n)".utf8), completionHandler: $0) }
+            say("ack batch \(n)")
+            n += 1
+        } else {
+            let set = CSSearchableItemAttributeSet()
+            set.title = "single \(m)"
+            wait { index.indexSearchableItems([CSSearchableItem(uniqueIdentifier: "s-\(round)-\(m)", domainIdentifier: "single", attributeSet: set)], completionHandler: $0) }
+            say("ack single \(m)")
+            m += 1
+        }
+    }
 case "query":
     // Runs a CSSearchQuery over every index of the app and prints the identifiers found, one a line; an error
     // exits 3 with the error on standard error (the permission tests run it as another user).

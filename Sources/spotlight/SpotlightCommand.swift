@@ -19,6 +19,7 @@ struct Spotlight: AsyncParsableCommand {
             spotlight -i                    search as you type
             spotlight doctor                check and repair every index
             spotlight data 1                ask result 1's app for its data (a vCard…)
+            spotlight backup <app> <file>   copy an index consistently (not cp: data may be in its -wal)
 
             To search for a word that is also a command (open, apps…), use `spotlight search <words>`.
 
@@ -26,7 +27,7 @@ struct Spotlight: AsyncParsableCommand {
             """,
         version: "spotlight (OpenSpotlight) \(String(cString: CoreSpotlightVersionString).dropFirst("OpenSpotlight-".count))",
         subcommands: [Search.self, Open.self, Call.self, Directions.self, Apps.self, Query.self, Doctor.self, Reindex.self,
-                      ItemData.self, ItemFile.self, ItemFromApp.self, Forget.self],
+                      ItemData.self, ItemFile.self, ItemFromApp.self, Forget.self, Backup.self],
         defaultSubcommand: Search.self)
 }
 

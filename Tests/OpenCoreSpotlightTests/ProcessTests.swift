@@ -93,4 +93,142 @@ final class ProcessTests: IndexTestCase {
         XCTAssertEqual(all.filter { $0.item.domainIdentifier == "alpha" }.count, 150, "the text index has every item")
         try store.checkIntegrity()
     }
+
+    // MARK: - Fairness (issue 17, item 10)
+
+    /// A process committing 1,000-item batches back to back, with no pause between its transactions, and this
+    /// process writing one item at a time beside it: each of our writes gets the lock after at most the batch in
+    /// progress (plus, at the edge, the one that had just begun), because the waiting writer holds the turnstile
+    /// (`WriterTurnstile`). Counted in the other process's commits (its client state), not timed. Before the
+    /// turnstile, the batch writer took the lock again before our busy handler woke up, often for dozens of batches,
+    /// and writes failed with "database is locked" after the 30 s busy timeout (two runs of three).
+    func testAWaitingWriterGetsTheLockBetweenAnotherProcesssBatches() async throws {
+        let (process, pipe) = try helper(["engine-batch-loop", app, "fair", "1000"])
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        XCTAssertTrue(waitForLine(pipe) { $0 == "committed 2" }, "the batch writer commits")
+        let index = CSSearchableIndex(name: "fair")
+        func batchesCommitted() async throws -> Int {
+            Int(String(decoding: try await index.fetchLastClientState(), as: UTF8.self)) ?? 0
+        }
+        var overlaps: [Int] = []
+        for i in 0..<8 {
+            let before = try await batchesCommitted()
+            try await index.indexSearchableItems([makeItem("small-\(i)", domain: "small")])
+            overlaps.append(try await batchesCommitted() - before)
+        }
+        XCTAssertTrue(process.isRunning, "the batch writer was writing the whole time")
+        // One batch per write; two at the edge, when our write began just as a batch committed.
+        XCTAssertLessThanOrEqual(overlaps.max() ?? 0, 2,
+            "batches the other process committed while one of our writes waited: \(overlaps)")
+        XCTAssertLessThanOrEqual(overlaps.reduce(0, +), overlaps.count + 3,
+            "batches the other process committed while one of our writes waited: \(overlaps)")
+        XCTAssertEqual(try IndexInspector(index).count(domain: "small"), 8)
+    }
+
+    // MARK: - SIGKILL loop (issue 17, fuzz d)
+
+    /// What the SIGKILL loop saw.
+    struct KillLoopFigures {
+        var kills = 0
+        var acknowledgedBatches = 0
+        var acknowledgedSingles = 0
+        /// Kills after which the store held a batch whose acknowledgement never arrived (killed between commit and
+        /// acknowledgement): committed, and whole.
+        var committedUnacknowledged = 0
+        var lostOrPartial = 0
+    }
+
+    /// Kills a writer at random moments of random batches and single writes, again and again, and checks after
+    /// every kill: every acknowledged batch and single write is there; the store holds exactly the last two
+    /// committed batches (each batch deletes the one two before it), each whole, and nothing of a batch that did
+    /// not commit; the file passes SQLite's check. `OPENSPOTLIGHT_KILLS` sets the number of kills (default 25;
+    /// `scripts/kill-loop.sh` runs 1,000).
+    func testSIGKILLLoopKeepsEveryAcknowledgedWriteAndNoPartialBatch() throws {
+        let kills = Int(ProcessInfo.processInfo.environment["OPENSPOTLIGHT_KILLS"] ?? "") ?? 25
+        var figures = KillLoopFigures()
+        var random = SystemRandomNumberGenerator()
+        var acknowledgedSingles = Set<String>()
+        var maxAcknowledgedBatch = 0
+        var nextBatch = 1
+        for round in 0..<kills {
+            let (process, pipe) = try helper(["kill-loop", app, "kills", "\(nextBatch)", "\(round)"])
+            var output = ""
+            while !output.contains("ready\n") {
+                let data = pipe.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                output += String(decoding: data, as: UTF8.self)
+            }
+            XCTAssertTrue(output.contains("ready\n"), "the writer starts")
+            usleep(UInt32.random(in: 0...400_000, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+            figures.kills += 1
+            output += String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            for line in output.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard words.count == 3, words[0] == "ack", let number = Int(words[2]) else { continue }
+                if words[1] == "batch" {
+                    maxAcknowledgedBatch = max(maxAcknowledgedBatch, number)
+                    figures.acknowledgedBatches += 1
+                } else {
+                    acknowledgedSingles.insert("s-\(round)-\(number)")
+                    figures.acknowledgedSingles += 1
+                }
+            }
+
+            StoreRegistry.forgetAll()
+            let index = CSSearchableIndex(name: "kills")
+            let state = try index.store().clientState()
+            let committed = state.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+            XCTAssertGreaterThanOrEqual(committed, maxAcknowledgedBatch, "an acknowledged batch was lost (kill \(round))")
+            XCTAssertLessThanOrEqual(committed, max(maxAcknowledgedBatch, nextBatch - 1) + 1,
+                                     "at most the batch in flight committed unacknowledged (kill \(round))")
+            if committed > maxAcknowledgedBatch { figures.committedUnacknowledged += 1 }
+            maxAcknowledgedBatch = max(maxAcknowledgedBatch, committed)
+            nextBatch = committed + 1
+
+            var batches: [Int: (count: Int, declared: Set<Int>)] = [:]
+            var singles = Set<String>()
+            var after: String?
+            while true {
+                let page = try IndexInspector(index).items(after: after, limit: 1_000)
+                guard let last = page.last else { break }
+                after = last.uniqueIdentifier
+                for item in page {
+                    if item.domainIdentifier == "single" { singles.insert(item.uniqueIdentifier); continue }
+                    let n = Int(item.domainIdentifier?.dropFirst("batch-".count) ?? "") ?? -1
+                    let k = Int(item.attributeSet.contentDescription?.split(separator: " ").last ?? "") ?? -1
+                    batches[n, default: (0, [])].count += 1
+                    batches[n, default: (0, [])].declared.insert(k)
+                }
+            }
+            let expected = Set([committed - 1, committed].filter { $0 >= 1 })
+            var broken = false
+            if Set(batches.keys) != expected {
+                XCTFail("kill \(round): batches present \(batches.keys.sorted()), expected \(expected.sorted()) (client state \(committed))")
+                broken = true
+            }
+            for (n, batch) in batches where batch.declared.count != 1 || batch.declared.first != batch.count {
+                XCTFail("kill \(round): batch \(n) is partial: \(batch.count) items of \(batch.declared)")
+                broken = true
+            }
+            let lostSingles = acknowledgedSingles.subtracting(singles)
+            if !lostSingles.isEmpty {
+                XCTFail("kill \(round): acknowledged single writes lost: \(lostSingles.sorted().prefix(5))")
+                broken = true
+            }
+            acknowledgedSingles.formUnion(singles)
+            do { try index.store().checkIntegrity() } catch {
+                XCTFail("kill \(round): \(error)")
+                broken = true
+            }
+            if broken { figures.lostOrPartial += 1 }
+        }
+        let line = "kill loop: \(figures.kills) SIGKILLs, \(figures.acknowledgedBatches) acknowledged batches, "
+            + "\(figures.acknowledgedSingles) acknowledged single writes, \(figures.committedUnacknowledged) kills between a "
+            + "commit and its acknowledgement, \(figures.lostOrPartial) kills with a lost or partial write\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        XCTAssertEqual(figures.lostOrPartial, 0)
+    }
 }

@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The turnstile that makes the write lock of a store fair between processes.
+///
+/// SQLite gives its write lock to whichever connection asks first after it is released; a waiting connection polls
+/// (its busy handler sleeps between tries), so a process committing batches back to back takes the lock again
+/// before a waiting process wakes up, and a small writer can wait for dozens of batches. Invariant kept here: a
+/// writer takes the turnstile — an exclusive `flock` on `<store>-writers` — before it asks SQLite for the write
+/// lock (`BEGIN IMMEDIATE`), and gives the turnstile back as soon as it holds the lock. The turnstile is therefore
+/// held only by a writer that is *waiting*, and the holder is the next to get the SQLite lock: the writer in its
+/// transaction cannot start its next one before the waiter has had its turn. The holder waits for at most the
+/// transaction in progress. Several waiters poll the turnstile (it is not first-come first-served among them), but a
+/// writer that just began its transaction is not polling, so while others wait, a process committing back to back
+/// gets at most one transaction between two of theirs.
+///
+/// A batch stays one transaction; nothing is split. If the turnstile file cannot be opened (a read-only
+/// directory), or the turnstile is not free within the busy timeout (a stopped process holding it), the writer goes
+/// on without it, as SQLite alone would. The kernel releases a `flock` when its process dies, so a killed writer
+/// never leaves the turnstile taken.
+final class WriterTurnstile: Sendable {
+    private let path: String
+    /// The open descriptor (-1 until first use or when the file cannot be opened), and whether this process holds it.
+    private let state = Mutex<(fd: Int32, opened: Bool, held: Bool)>((-1, false, false))
+
+    init(storePath: String) {
+        path = storePath + "-writers"
+    }
+
+    /// Takes the turnstile, waiting at most `timeout`. Returns whether it is held.
+    func acquire(timeout: TimeInterval) -> Bool {
+        let fd: Int32 = state.withLock { s in
+            if !s.opened {
+                s.opened = true
+                // 0600 like the store; never through a symbolic link.
+                s.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            }
+            return s.fd
+        }
+        guard fd >= 0 else { return false }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno != EWOULDBLOCK && errno != EINTR { return false }
+            if DispatchTime.now().uptimeNanoseconds > deadline { return false }
+            usleep(500)
+        }
+        state.withLock { $0.held = true }
+        return true
+    }
+
+    /// Gives the turnstile back (does nothing when it is not held).
+    func release() {
+        state.withLock { s in
+            guard s.held else { return }
+            s.held = false
+            _ = flock(s.fd, LOCK_UN)
+        }
+    }
+
+    /// Closes the descriptor (when the store closes).
+    func close() {
+        state.withLock { s in
+            if s.fd >= 0 { closeDescriptor(s.fd) }
+            s.fd = -1
+            s.held = false
+        }
+    }
+}
+
+/// How a connection waits for a lock another process holds: short sleeps, so a writer holding the turnstile takes
+/// the lock within a couple of milliseconds of its release (SQLite's own busy timeout sleeps up to 100 ms at a
+/// time), for at least `IndexStore.busyTimeout` in all. While the store closes, nothing waits: the last checkpoint
+/// takes what it can without blocking.
+final class BusyPolicy: Sendable {
+    private let closing = Atomic<Bool>(false)
+    static let pollMicroseconds: UInt32 = 2_000
+
+    var callback: Database.BusyCallback {
+        { [self] tries in
+            if closing.load(ordering: .relaxed) { return false }
+            if Double(tries) * Double(Self.pollMicroseconds) / 1e6 >= IndexStore.busyTimeout { return false }
+            usleep(Self.pollMicroseconds)
+            return true
+        }
+    }
+
+    func beginClosing() { closing.store(true, ordering: .relaxed) }
+}
+
+/// Checkpoints the WAL into the main file once writes pause, off the commit path.
+///
+/// SQLite's automatic checkpoint (every 1,000 WAL pages) still bounds the WAL during bursts of writes; this one
+/// moves the rest into the main file when the store has been idle for `delay`, so committed data does not stay in the
+/// WAL for long (a short-lived writer's data, a naive copy of the `.sqlite` file). It is PASSIVE: it never waits
+/// for readers or writers, and it runs on a background queue, so no commit pays for it (a commit that arrives
+/// during one waits for it on the store's writer queue).
+final class IdleCheckpointer: Sendable {
+    /// How long the store must be idle before the checkpoint runs.
+    static let delay: TimeInterval = 0.5
+    private let state = Mutex<(lastCommit: UInt64, scheduled: Bool, stopped: Bool, pendingCommits: Int)>((0, false, false, 0))
+    private let queue = DispatchQueue(label: "OpenSpotlight.IdleCheckpointer", qos: .utility)
+
+    /// Notes a commit and schedules a checkpoint for when writes pause.
+    func noteCommit(_ checkpoint: @escaping @Sendable () -> Void) {
+        let schedule = state.withLock { s -> Bool in
+            s.lastCommit = DispatchTime.now().uptimeNanoseconds
+            s.pendingCommits += 1
+            if s.scheduled || s.stopped { return false }
+            s.scheduled = true
+            return true
+        }
+        if schedule { scheduleCheck(after: Self.delay, checkpoint) }
+    }
+
+    private func scheduleCheck(after seconds: TimeInterval, _ checkpoint: @escaping @Sendable () -> Void) {
+        queue.asyncAfter(deadline: .now() + seconds) { [self] in
+            let wait = state.withLock { s -> TimeInterval? in
+                if s.stopped { s.scheduled = false; return nil }
+                let idle = Double(DispatchTime.now().uptimeNanoseconds - s.lastCommit) / 1e9
+                if idle < Self.delay { return Self.delay - idle }
+                s.scheduled = false
+                s.pendingCommits = 0
+                return 0
+            }
+            guard let wait else { return }
+            if wait > 0 { scheduleCheck(after: wait, checkpoint); return }
+            checkpoint()
+        }
+    }
+
+    /// Stops scheduling (when the store closes) and waits for a checkpoint in progress.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        queue.sync {}
+    }
+}
+
+extension IndexStore {
+    /// Runs `body` in one IMMEDIATE transaction, taking the write lock fairly (`WriterTurnstile`), and schedules a
+    /// checkpoint for when writes pause (`IdleCheckpointer`).
+    func writeTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        var result: T?
+        try pool.writeWithoutTransaction { db in
+            let turn = turnstile.acquire(timeout: Self.busyTimeout)
+            defer { if turn { turnstile.release() } }
+            try db.inTransaction(.immediate) {
+                // The lock is ours once BEGIN IMMEDIATE returned: let the next waiter queue up behind us.
+                if turn { turnstile.release() }
+                result = try body(db)
+                return .commit
+            }
+            // The WAL was deleted behind our back (a user's `rm`, a cleaner): this connection still holds the
+            // deleted file open and the commit went there, where no one else will ever read it. Copy it into the main
+            // file now, and have the registry reopen the store with a new WAL (issue 17: such commits were lost).
+            if access(url.path + "-wal", F_OK) != 0 {
+                _ = try? db.checkpoint(.passive)
+                walLost.store(true, ordering: .relaxed)
+            }
+        }
+        checkpointer.noteCommit { [weak self] in self?.checkpointIfOpen(.passive) }
+        return result!
+    }
+
+    /// Copies the WAL into the main file, without waiting for other connections. Failures are left for the next
+    /// checkpoint: the data is safe in the WAL either way.
+    func checkpointIfOpen(_ mode: Database.CheckpointMode) {
+        guard !closed.withLock({ $0 }) else { return }
+        _ = try? pool.writeWithoutTransaction { try $0.checkpoint(mode) }
+    }
+}
