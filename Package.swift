@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SpotlightEngine", targets: ["SpotlightEngine"]),
         .library(name: "SpotlightGRDB", targets: ["SpotlightGRDB"]),
         .library(name: "SpotlightSystem", targets: ["SpotlightSystem"]),
+        .library(name: "SpotlightTestSupport", targets: ["SpotlightTestSupport"]),
         .executable(name: "spotlight", targets: ["spotlight"]),
         .executable(name: "spotlight-demo", targets: ["spotlight-demo"]),
     ],
@@ -86,19 +87,21 @@ let package = Package(
         ),
         // The README's first example.
         .executableTarget(name: "quickstart", dependencies: ["CoreSpotlight"], path: "Examples/Quickstart"),
+        // Testing support shipped as a product: a seeded generator for fuzz and model tests.
+        .target(name: "SpotlightTestSupport"),
         // A child process for crash and multi-process tests.
         .executableTarget(name: "openspotlight-test-helper", dependencies: ["OpenCoreSpotlight", "SpotlightEngine"]),
 
         .testTarget(name: "SpotlightTextTests", dependencies: ["SpotlightText"]),
-        .testTarget(name: "SpotlightQueryLanguageTests", dependencies: ["SpotlightQueryLanguage"]),
+        .testTarget(name: "SpotlightQueryLanguageTests", dependencies: ["SpotlightQueryLanguage", "SpotlightTestSupport"]),
         .testTarget(
             name: "SpotlightEngineTests",
-            dependencies: ["SpotlightEngine", "SpotlightQueryLanguage", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SpotlightEngine", "SpotlightTestSupport", "SpotlightQueryLanguage", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OpenCoreSpotlightTests",
             dependencies: [
-                "OpenCoreSpotlight", "CoreSpotlightShim", "SpotlightEngine", "openspotlight-test-helper",
+                "OpenCoreSpotlight", "CoreSpotlightShim", "SpotlightEngine", "openspotlight-test-helper", "SpotlightTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -2,18 +2,9 @@ import Foundation
 import XCTest
 @testable import OpenCoreSpotlight
 import SpotlightEngine
+import SpotlightTestSupport
 
-/// A seeded generator (SplitMix64), so a failing run is reproduced from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SeededGenerator = SplitMix64
 
 /// Model-based fuzzing of index operations (issue 17, fuzz a): random index, update (`isUpdate`), delete by
 /// identifier, by domain and of everything, in single calls and in batches with client state (matching and

@@ -2,19 +2,9 @@ import Foundation
 import XCTest
 @testable import OpenCoreSpotlight
 import SpotlightEngine
+import SpotlightTestSupport
 
-/// SplitMix64, so every fuzz failure reproduces from its seed.
-private struct QueryFuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+private typealias QueryFuzzRandom = SplitMix64
 
 /// Fuzzing (issue 17, c): `CSUserQuery` (typed text) and `CSSearchQuery` (query strings and filter queries) on
 /// random and mutated strings, over a real index. Every input ends with results or a `CSSearchQueryError` —

@@ -2,19 +2,9 @@ import Foundation
 import XCTest
 import GRDB
 @testable import SpotlightEngine
+import SpotlightTestSupport
 
-/// A small deterministic random number generator (SplitMix64), so every fuzz failure reproduces from its seed.
-struct FuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias FuzzRandom = SplitMix64
 
 /// How many inputs each fuzz test tries: `OPENSPOTLIGHT_FUZZ_ITERATIONS` (a long run: `scripts/fuzz.sh`), else
 /// the suite's default.

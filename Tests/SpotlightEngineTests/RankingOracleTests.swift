@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import SpotlightEngine
+import SpotlightTestSupport
 
 /// The ranked search must equal the ranking's definition applied to every item by brute force: each item's words
 /// matched against each query word (`forwardMatch`), scores summed with the static signals, sorted by score then
@@ -12,16 +13,8 @@ final class RankingOracleTests: XCTestCase {
     let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
     var items: [StoredItem] = []
 
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+
+    typealias Generator = SplitMix64
 
     static let vocabulary = ["for", "the", "tool", "tools", "test", "testing", "python", "pytest", "data", "database",
                              "driver", "dry", "to", "a", "an", "and", "table", "tab", "pipe", "pip"]
