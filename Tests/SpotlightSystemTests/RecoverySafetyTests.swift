@@ -103,10 +103,17 @@ final class RecoverySafetyTests: SystemTestCase {
     /// files), else this user.
     func runUnprivileged(_ product: String, _ arguments: [String]) throws -> Output {
         guard isRoot else { return try run(product, arguments) }
+        // A copy of the program in this test's folder: the build folder may sit where `nobody` cannot go.
+        let bin = temporary.appendingPathComponent("bin", isDirectory: true)
+        let program = bin.appendingPathComponent(product)
+        if !FileManager.default.fileExists(atPath: program.path) {
+            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Self.productsDirectory.appendingPathComponent(product), to: program)
+            for path in [temporary.path, bin.path, program.path] { _ = chmod(path, 0o755) }
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--",
-                             Self.productsDirectory.appendingPathComponent(product).path] + arguments
+        process.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", program.path] + arguments
         var env = childEnvironment
         env["HOME"] = temporary.path
         process.environment = env
