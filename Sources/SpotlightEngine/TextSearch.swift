@@ -111,6 +111,9 @@ extension IndexStore {
     /// diacritics ignored; hits are ranked by `Ranking`.
     public func search(_ text: String, options: TextSearchOptions = TextSearchOptions()) throws -> [SearchHit] {
         let words = Tokenizer.queryTokens(text)
+        // Typed text with nothing searchable in it (only punctuation, symbols or emoji) matches nothing; only text
+        // that is empty or blank lists items by rankingHint and recency.
+        if words.isEmpty, text.contains(where: { !$0.isWhitespace }) { return [] }
         let now = options.now.timeIntervalSinceReferenceDate
         var hotPrefix: String? = nil
         var staleList = false

@@ -217,5 +217,18 @@ final class CSUserQueryTests: IndexTestCase {
         try await index.indexSearchableItems([update])
         let r18 = try await ids("")
         XCTAssertEqual(r18.first, "creme")
+        let blank = try await ids("   ")
+        XCTAssertEqual(blank.first, "creme", "blank text is empty text")
+    }
+
+    /// Text with nothing searchable in it matches nothing (it used to list items as if they matched).
+    func testPunctuationOrEmojiAloneMatchNothing() async throws {
+        _ = try await seed()
+        for text in ["🍓", "!!!", "*", "%", "— …", "🍓 ?"] {
+            let found = try await ids(text)
+            XCTAssertEqual(found, [], "\(text) has nothing to search for")
+        }
+        let words = try await ids("berry !!!")
+        XCTAssertFalse(words.isEmpty, "punctuation beside a word does not stop the word from matching")
     }
 }
