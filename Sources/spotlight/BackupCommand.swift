@@ -19,16 +19,32 @@ struct Backup: AsyncParsableCommand {
     @Argument(help: "The app (identifier or registered name).")
     var app: String
 
-    @Option(help: "The index (default: the default index, _default).")
-    var index = "_default"
+    @Option(help: "The index (default: the app's index, when it has one; _default is the default index).")
+    var index: String?
 
     @Argument(help: "The file to write; it must not exist.")
     var destination: String
 
     mutating func run() async throws {
-        let identifier = SpotlightApp.find(app)?.applicationIdentifier ?? app
+        let identifier = try AppInventory.resolve(app)
+        let indexes = AppInventory.indexNames(of: identifier)
+        let chosen: String
+        if let index {
+            guard indexes.contains(index) else {
+                throw SystemError("\(app) has no index \"\(index)\"; its indexes are: \(indexes.joined(separator: ", "))")
+            }
+            chosen = index
+        } else {
+            let own = indexes.filter { !$0.hasPrefix("_") || $0 == "_default" }
+            guard own.count == 1 else {
+                throw SystemError(own.isEmpty ? "\(app) has no index of its own to back up"
+                    : "\(app) has several indexes (\(own.joined(separator: ", "))); name one with --index")
+            }
+            chosen = own[0]
+        }
         let url = URL(fileURLWithPath: destination)
-        let summary = try IndexBackup.backup(app: identifier, indexName: index, to: url)
-        print("Backed up \(identifier)'s index \(index) (\(summary.items) items, \(summary.bytes) bytes) to \(url.path).")
+        let summary = try IndexBackup.backup(app: identifier, indexName: chosen, to: url)
+        print("Backed up \(TextReport.possessive(identifier)) index \(chosen) (\(TextReport.counted(summary.items, "item")), "
+            + "\(TextReport.byteCount(summary.bytes))) to \(url.path).")
     }
 }

@@ -29,7 +29,7 @@ final class BackupEndToEndTests: SystemTestCase {
         try succeed("colleagues", ["setting", "all-records"])
         let destination = temporary.appendingPathComponent("colleagues-backup.sqlite")
         let output = try succeed("spotlight", ["backup", colleagues, destination.path])
-        XCTAssertTrue(output.stdout.contains("25 items"), output.stdout)
+        XCTAssertTrue(output.stdout.hasPrefix("Backed up com.example.colleagues' index _default (25 items, "), output.stdout)
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path + "-wal"), "one self-contained file")
         let mode = try FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600)
@@ -41,7 +41,7 @@ final class BackupEndToEndTests: SystemTestCase {
 
         let missing = try run("spotlight", ["backup", colleagues, "--index", "nope", temporary.appendingPathComponent("x.sqlite").path])
         XCTAssertNotEqual(missing.status, 0)
-        XCTAssertTrue(missing.stderr.contains("no index named nope"), missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("has no index \"nope\""), missing.stderr)
         XCTAssertTrue(missing.stderr.contains("_default"), "names the indexes it has: \(missing.stderr)")
     }
 }
