@@ -95,6 +95,8 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         let named = try indexes.stores()
         let stores = named.map(\.store)
         var options = TextSearchOptions(limit: limit)
+        // cancel() (or a consumer that stopped iterating `responses`) stops the search inside SQLite.
+        options.isCancelled = { [weak self] in self?.isCancelled ?? true }
         options.boosts = boosts
         if let filter {
             options.filter = { StoredItemMatcher.matches(filter, $0) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 #if canImport(Glibc)
@@ -347,6 +348,27 @@ public final class IndexStore: Sendable {
         try mapped { try pool.read(body) }
     }
 
+    /// A read that stops as soon as `isCancelled` says so: the check runs before the read and, through SQLite's
+    /// progress handler, every 1,000 virtual-machine instructions of its statements, which then fail with
+    /// `SQLITE_INTERRUPT` (`EngineError.cancelled`). The handler is removed before the connection goes back to the
+    /// pool.
+    func read<T>(cancelledWhen isCancelled: (@Sendable () -> Bool)?, _ body: (Database) throws -> T) throws -> T {
+        guard let isCancelled else { return try read(body) }
+        return try read { db in
+            if isCancelled() { throw EngineError(.cancelled, "cancelled") }
+            let check = Unmanaged.passRetained(CancellationCheck(isCancelled))
+            sqlite3_progress_handler(db.sqliteConnection, 1_000, { context in
+                guard let context else { return 0 }
+                return Unmanaged<CancellationCheck>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
+            }, check.toOpaque())
+            defer {
+                sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil)
+                check.release()
+            }
+            return try body(db)
+        }
+    }
+
     /// The most attribute records `checkIntegrity` decodes: all of them up to this many, else this many spread
     /// evenly over the store.
     public static let integrityDecodeLimit = 200_000
@@ -416,4 +438,10 @@ public final class IndexStore: Sendable {
 
 func closeDescriptor(_ fd: Int32) {
     _ = close(fd)
+}
+
+/// The cancellation check SQLite's progress handler calls (a class, so it can be its context pointer).
+private final class CancellationCheck: Sendable {
+    let isCancelled: @Sendable () -> Bool
+    init(_ isCancelled: @escaping @Sendable () -> Bool) { self.isCancelled = isCancelled }
 }

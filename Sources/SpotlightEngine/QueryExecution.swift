@@ -95,7 +95,8 @@ extension IndexStore {
     public func forEachMatch(_ query: CompiledQuery, plan: QueryPlan, options: QueryOptions = QueryOptions(),
                              batchSize: Int = 100, deliver: ([StoredItem]) throws -> Bool) throws {
         let now = options.now.timeIntervalSinceReferenceDate
-        try read { db in
+        // Cancellation reaches SQLite too: a candidate lookup or scan stops mid-statement.
+        try read(cancelledWhen: options.isCancelled) { db in
             var batch: [StoredItem] = []
             var delivered = 0
             var checked = 0

@@ -94,6 +94,9 @@ public struct TextSearchOptions: Sendable {
     /// An index lookup naming a superset of the items `filter` accepts (from `QueryPlanner`). When it is selective,
     /// the search starts from those items instead of checking the filter on ranked matches one by one.
     public var filterLookup: TermLookup? = nil
+    /// Checked while searching (before, and every 1,000 SQLite instructions): once it returns true the search stops
+    /// and throws `EngineError.cancelled` (`CSSearchQuery.cancel()`, a consumer that stopped iterating).
+    public var isCancelled: (@Sendable () -> Bool)? = nil
     /// Whether words also match terms within their typo budget (`Typos`).
     public var typoTolerance = true
     /// Whether one-word searches may use prefix lists (tests turn it off to compare with ranking every match).
@@ -128,7 +131,7 @@ extension IndexStore {
                 }
             }
         }
-        return try read { db in
+        return try read(cancelledWhen: options.isCancelled) { db in
             // One short word: its score-ordered prefix list, walked until the top k are certain (with a filter,
             // until enough of the list passes it).
             if options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import GRDB
 @testable import SpotlightEngine
+import SpotlightQueryLanguage
 
 final class IndexStoreTests: XCTestCase {
     var directory: URL!
@@ -35,6 +36,42 @@ final class IndexStoreTests: XCTestCase {
         var options = TextSearchOptions(limit: limit)
         options.now = now
         return try store.search(text, options: options).map(\.item.uniqueIdentifier)
+    }
+
+    /// Cancellation reaches SQLite: a search (or query) whose check turns true while its statements run stops with
+    /// `.cancelled`, and the connection it used searches normally afterwards.
+    func testCancellationInterruptsSQLite() throws {
+        try store.apply((0..<3_000).map { .upsert(item("i\($0)", title: "alpha beta \($0 % 97)", description: "gamma delta")) })
+        final class Counter: @unchecked Sendable {
+            let lock = NSLock()
+            var calls = 0
+            func tick() -> Int { lock.lock(); defer { lock.unlock() }; calls += 1; return calls }
+        }
+        for query in ["alpha gamma", "al", "alpha be"] {
+            let counter = Counter()
+            var options = TextSearchOptions(limit: 20)
+            options.now = now
+            options.usePrefixLists = false
+            // False at the check before the read, then true at SQLite's first progress callback.
+            options.isCancelled = { counter.tick() > 1 }
+            XCTAssertThrowsError(try store.search(query, options: options), query) { error in
+                XCTAssertEqual((error as? EngineError)?.code, .cancelled, "\(error)")
+            }
+            XCTAssertGreaterThan(counter.calls, 1, "SQLite called the check while the statements ran")
+            XCTAssertEqual(try search(query).count, 20, "the pooled connection searches normally afterwards")
+        }
+        var never = TextSearchOptions(limit: 5)
+        never.now = now
+        never.isCancelled = { false }
+        XCTAssertEqual(try store.search("alpha", options: never).count, 5)
+
+        let query = CompiledQuery(try QueryParser.parse(#"contentDescription == "gamma*""#), now: now)
+        var queryOptions = QueryOptions()
+        let counter = Counter()
+        queryOptions.isCancelled = { counter.tick() > 1 }
+        XCTAssertThrowsError(try store.forEachMatch(query, plan: .scan, options: queryOptions) { _ in true }) { error in
+            XCTAssertEqual((error as? EngineError)?.code, .cancelled, "\(error)")
+        }
     }
 
     func testValueCodecRoundTripsEveryKind() throws {
