@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SpotlightEngine
 import SpotlightQueryLanguage
 
@@ -200,13 +201,18 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchquery/results-swift.property>
     public var results: Results {
         let (stream, continuation) = AsyncThrowingStream<Results.Item, any Error>.makeStream()
+        let flow = ResultFlow(batchSize: Self.batchSize)
         if markStarted() {
             continuation.onTermination = { [weak self] termination in
                 if case .cancelled = termination { self?.cancel() }
+                flow.release()
             }
             DispatchQueue.global(qos: .userInitiated).async {
                 do {
                     try self.execute { items in
+                        // Back-pressure: at most `ResultFlow.batchesAhead` batches wait for the consumer.
+                        flow.waitForRoom()
+                        if self.isCancelled { return }
                         self.lock.lock()
                         self._foundItemCount += items.count
                         self.lock.unlock()
@@ -225,26 +231,31 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         } else {
             continuation.finish(throwing: CSSearchQueryError(.unknown, message: "a query can be started once"))
         }
-        return Results(stream: stream)
+        return Results(stream: stream, flow: flow)
     }
 
-    /// The results of a query as an asynchronous sequence.
+    /// The results of a query as an asynchronous sequence. The query runs ahead of the consumer by at most two
+    /// batches of 100 items, so a slow consumer of a query matching millions of items does not fill memory.
     public struct Results: AsyncSequence, Sendable {
         public typealias Element = Item
         let stream: AsyncThrowingStream<Item, any Error>
+        let flow: ResultFlow
 
         public typealias AsyncIterator = Iterator
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(base: stream.makeAsyncIterator())
+            Iterator(base: stream.makeAsyncIterator(), flow: flow)
         }
 
         /// The iterator of the results.
         public struct Iterator: AsyncIteratorProtocol {
             public typealias Element = Item
             var base: AsyncThrowingStream<Item, any Error>.AsyncIterator
+            let flow: ResultFlow
             public mutating func next() async throws -> Item? {
-                try await base.next()
+                let item = try await base.next()
+                if item != nil { flow.consumed() }
+                return item
             }
         }
 
@@ -264,5 +275,37 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
                 }
             }
         }
+    }
+}
+
+/// Back-pressure between a query's producer (a dispatch worker, never the cooperative pool) and the consumer of
+/// its `results`: the producer waits for room before each batch; the consumer makes room each time it has taken a
+/// batch's worth of items. Ending the sequence (finished, cancelled or dropped) releases a waiting producer.
+final class ResultFlow: Sendable {
+    /// Batches the producer may have delivered and the consumer not yet taken.
+    static let batchesAhead = 2
+    private let room = DispatchSemaphore(value: batchesAhead)
+    private let taken = Mutex(0)
+    private let batchSize: Int
+
+    init(batchSize: Int) {
+        self.batchSize = batchSize
+    }
+
+    func waitForRoom() { room.wait() }
+
+    func consumed() {
+        let madeRoom = taken.withLock { count -> Bool in
+            count += 1
+            if count < batchSize { return false }
+            count = 0
+            return true
+        }
+        if madeRoom { room.signal() }
+    }
+
+    /// Unblocks the producer for good (the sequence ended).
+    func release() {
+        for _ in 0...Self.batchesAhead { room.signal() }
     }
 }

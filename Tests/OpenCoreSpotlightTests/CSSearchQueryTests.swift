@@ -227,6 +227,30 @@ final class CSSearchQueryTests: IndexTestCase {
             XCTAssertEqual(run(CSSearchQuery(queryString: query, queryContext: nil)).ids, expected.sorted(), query)
         }
     }
+
+    /// `results` runs at most two batches ahead of its consumer, and ends cleanly however the consumer stops.
+    func testResultsApplyBackPressure() async throws {
+        let index = CSSearchableIndex(name: "many")
+        try await index.indexSearchableItems((0..<2_050).map { makeItem("item-\($0)", title: "Bulk \($0)", keywords: ["bulk"]) })
+        let slow = CSSearchQuery(queryString: #"keywords == "bulk""#, queryContext: nil)
+        var iterator = slow.results.makeAsyncIterator()
+        _ = try await iterator.next()
+        try await Task.sleep(nanoseconds: 500_000_000)  // a consumer that pauses
+        XCTAssertLessThanOrEqual(slow.foundItemCount, 300, "no more than the batch being read and two ahead")
+        XCTAssertGreaterThan(slow.foundItemCount, 0)
+        _ = iterator  // dropped here: the producer is released and stops
+
+        var all: [String] = []
+        for try await result in CSSearchQuery(queryString: #"keywords == "bulk""#, queryContext: nil).results {
+            all.append(result.item.uniqueIdentifier)
+        }
+        XCTAssertEqual(all.count, 2_050, "a consumer that keeps reading gets everything, the last partial batch too")
+
+        let abandoned = CSSearchQuery(queryString: #"keywords == "bulk""#, queryContext: nil)
+        for try await _ in abandoned.results { break }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        XCTAssertTrue(abandoned.isCancelled, "leaving the loop cancels the query")
+    }
 }
 
 /// A value shared with handlers.
