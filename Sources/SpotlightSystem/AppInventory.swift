@@ -49,9 +49,11 @@ public enum AppInventory {
             + (known.isEmpty ? "; nothing is indexed yet" : "; the apps are: \(known.joined(separator: ", "))"))
     }
 
-    /// The indexes of an app: those with a file, and those the system knows of (whose file may be lost).
-    public static func indexNames(of app: String, root: URL = OpenSpotlight.rootDirectory) -> [String] {
-        Set(StoreLocation.indexNames(app: app, root: root)).union(IndexManifest.load(root: root).apps[app] ?? []).sorted()
+    /// The indexes of an app: those with a file, and those the system knows of (whose file may be lost). With
+    /// `ownOnly`, the app's own indexes only, as `AppIndexes` names them (not the system's `_activities`).
+    public static func indexNames(of app: String, ownOnly: Bool = false, root: URL = OpenSpotlight.rootDirectory) -> [String] {
+        Set(StoreLocation.indexNames(app: app, root: root)).union(IndexManifest.load(root: root).apps[app] ?? [])
+            .filter { !ownOnly || AppIndexes.isAppIndex($0) }.sorted()
     }
 
     /// Every app that has indexes or is registered, by identifier.

@@ -24,8 +24,7 @@ public enum AppRemoval {
     /// What forgetting would remove, without removing anything.
     public static func plan(app: String, indexName: String? = nil,
                             root: URL = OpenSpotlight.rootDirectory) throws -> Summary {
-        let manifest = IndexManifest.load(root: root)
-        let known = Set(StoreLocation.indexNames(app: app, root: root)).union(manifest.apps[app] ?? [])
+        let known = Set(AppInventory.indexNames(of: app, root: root))
         let summary = AppInventory.apps(root: root).first { $0.applicationIdentifier == app }
         let names: [String]
         if let indexName {

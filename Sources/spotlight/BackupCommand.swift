@@ -35,7 +35,7 @@ struct Backup: AsyncParsableCommand {
             }
             chosen = index
         } else {
-            let own = indexes.filter { !$0.hasPrefix("_") || $0 == "_default" }
+            let own = AppInventory.indexNames(of: identifier, ownOnly: true)
             guard own.count == 1 else {
                 throw SystemError(own.isEmpty ? "\(app) has no index of its own to back up"
                     : "\(app) has several indexes (\(own.joined(separator: ", "))); name one with --index")

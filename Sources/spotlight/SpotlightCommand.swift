@@ -378,7 +378,7 @@ struct Reindex: AsyncParsableCommand {
         guard let registration = SpotlightApp.registered(identifier) else {
             throw SystemError("\(identifier) is not registered, so the system cannot ask it to reindex")
         }
-        let indexes = AppInventory.indexNames(of: identifier).filter { $0 != SavedUserActivity.indexName }
+        let indexes = AppInventory.indexNames(of: identifier, ownOnly: true)
         let chosen: [String]
         if let index {
             // Asking for an index the app does not have would make the app create it (and duplicate its items).

@@ -111,27 +111,9 @@ final class RecoverySafetyTests: SystemTestCase {
             try FileManager.default.copyItem(at: Self.productsDirectory.appendingPathComponent(product), to: program)
             for path in [temporary.path, bin.path, program.path] { _ = chmod(path, 0o755) }
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", program.path] + arguments
-        var env = childEnvironment
-        env["HOME"] = temporary.path
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // A child that hangs fails the test instead of the whole run.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { if process.isRunning { process.terminate() } }
-        let group = DispatchGroup()
-        nonisolated(unsafe) var stderr = Data()
-        DispatchQueue.global().async(group: group) { stderr = err.fileHandleForReading.readDataToEndOfFile() }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        return try run(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+                       ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--", program.path] + arguments,
+                       environment: ["HOME": temporary.path])
     }
 
     /// Gives every file of this test to `nobody` (as root), so that it is "this user" for `runUnprivileged`.

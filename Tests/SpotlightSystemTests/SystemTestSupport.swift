@@ -84,8 +84,13 @@ class SystemTestCase: XCTestCase {
     @discardableResult
     func run(_ product: String, _ arguments: [String], environment extra: [String: String] = [:],
              file: StaticString = #filePath, line: UInt = #line) throws -> Output {
+        try run(executable: Self.productsDirectory.appendingPathComponent(product), arguments, environment: extra)
+    }
+
+    /// Runs any program as a real process with this test's environment (plus `extra`) and waits for it.
+    func run(executable: URL, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Output {
         let process = Process()
-        process.executableURL = Self.productsDirectory.appendingPathComponent(product)
+        process.executableURL = executable
         process.arguments = arguments
         var env = childEnvironment
         for (key, value) in extra { env[key] = value }
@@ -95,6 +100,8 @@ class SystemTestCase: XCTestCase {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // A child that hangs fails its test instead of the whole run.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300) { if process.isRunning { process.terminate() } }
         let group = DispatchGroup()
         let box = OutputBox()
         DispatchQueue.global().async(group: group) { box.setOut(out.fileHandleForReading.readDataToEndOfFile()) }
