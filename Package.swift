@@ -24,6 +24,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Unicode folding, word splitting and wildcard matching shared by the query language and the engine.
@@ -37,6 +38,7 @@ let package = Package(
             dependencies: [
                 "SpotlightText", "SpotlightQueryLanguage",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `UTType` and the `kUTType…` constants where Linux lacks UniformTypeIdentifiers (Apple's framework elsewhere).

@@ -15,18 +15,21 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 1):
-/// - `meta(key, value)`: `formatVersion`, `clientState`.
+/// Schema (format version 2):
+/// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow).
 /// - `item(id, uid, domain, expires, hint, lastUsed, attrs)`: one row per item; `attrs` is `ValueCodec` bytes.
-/// - `term(id, text, df)`: the vocabulary of folded tokens with their document frequency. Terms are never
-///   deleted or renumbered, so a process may cache term ids.
-/// - `posting(term, item, tiers)`: which items contain which term, with the tier mask of `TextIndexer`.
+/// - `term(id, text, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
+///   never deleted or renumbered, so a process may cache term ids.
+/// - `segment(id, firstItem, lastItem, items, postings, deadItems)` and `postings(term, segment, count, data)`:
+///   the text index as immutable segments of block-compressed posting lists (`Segments.swift`); each posting
+///   carries the tier mask of `TextIndexer`.
 /// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since
 ///   2001), so attribute filters on them are range lookups (`QueryPlanner`).
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
 public final class IndexStore: Sendable {
-    /// The format this version writes and reads.
-    public static let formatVersion = 1
+    /// The format this version writes and reads. Format 1 (one `posting` row per term and item) is upgraded in
+    /// place when a store is opened for writing (`upgradeFromFormat1`).
+    public static let formatVersion = 2
 
     /// How long a connection waits for a lock held by another connection or process before failing with busy.
     static let busyTimeout: TimeInterval = 30
@@ -39,9 +42,14 @@ public final class IndexStore: Sendable {
     let turnstile: WriterTurnstile
     let busyPolicy = BusyPolicy()
     let checkpointer = IdleCheckpointer()
+    let maintenance = MaintenanceScheduler()
+    /// The segments' static ranking signals, read once per segment (`StaticColumns`).
+    let columnCache = ColumnCache()
     let closed = Mutex(false)
     /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
     let walLost = Atomic<Bool>(false)
+    /// How many write transactions this object has run (tests: a read must never start one).
+    let writeTransactions = Atomic<Int>(0)
     /// Whether the store's WAL was deleted while it was open; a new `IndexStore` must replace this one.
     public var needsReopening: Bool { walLost.load(ordering: .relaxed) }
 
@@ -137,7 +145,7 @@ public final class IndexStore: Sendable {
     }
 
     /// For a store opened read-only: the format is one this version reads (nothing is created or upgraded).
-    private static func checkFormat(_ pool: DatabasePool, url: URL) throws {
+    static func checkFormat(_ pool: DatabasePool, url: URL) throws {
         try pool.read { db in
             guard try db.tableExists("meta"), try db.tableExists("item") else {
                 throw EngineError(.corruptIndex, "the index at \(url.path) has no item table")
@@ -146,6 +154,11 @@ public final class IndexStore: Sendable {
             if let version, version > Self.formatVersion {
                 throw EngineError(.unsupportedFormat,
                     "the index at \(url.path) has format \(version); this version reads format \(Self.formatVersion)")
+            }
+            if let version, version < Self.formatVersion {
+                // Not damage and not newer, so never recovered: the owner's next write access upgrades it.
+                throw EngineError(.indexUnavailable,
+                    "the index at \(url.path) has the older format \(version) and this user may not upgrade it; it is searchable again once its app (or a user who may write it) opens it")
             }
         }
     }
@@ -177,6 +190,18 @@ public final class IndexStore: Sendable {
         }
     }
 
+    static let segmentSchemaSQL = """
+        CREATE TABLE segment(
+            id INTEGER PRIMARY KEY, firstItem INTEGER NOT NULL, lastItem INTEGER NOT NULL,
+            items INTEGER NOT NULL, postings INTEGER NOT NULL, deadItems INTEGER NOT NULL DEFAULT 0,
+            token INTEGER NOT NULL, packed BLOB);
+        CREATE INDEX segment_packed ON segment(token) WHERE packed IS NOT NULL;
+        CREATE TABLE postings(
+            term INTEGER NOT NULL, segment INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
+            PRIMARY KEY(term, segment)) WITHOUT ROWID;
+        CREATE INDEX postings_segment ON postings(segment);
+        """
+
     private static func migrate(_ pool: DatabasePool, url: URL) throws {
         try pool.write { db in
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BLOB)")
@@ -185,6 +210,9 @@ public final class IndexStore: Sendable {
                 if version > Self.formatVersion {
                     throw EngineError(.unsupportedFormat,
                         "the index at \(url.path) has format \(version); this version reads format \(Self.formatVersion)")
+                }
+                if version == 1 {
+                    try upgradeFromFormat1(db, url: url)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 return
@@ -206,9 +234,7 @@ public final class IndexStore: Sendable {
                 CREATE INDEX item_domain ON item(domain) WHERE domain IS NOT NULL;
                 CREATE INDEX item_expires ON item(expires);
                 CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE posting(
-                    term INTEGER NOT NULL, item INTEGER NOT NULL, tiers INTEGER NOT NULL,
-                    PRIMARY KEY(term, item)) WITHOUT ROWID;
+                \(segmentSchemaSQL)
                 CREATE TABLE attrValue(
                     attr TEXT NOT NULL, value REAL NOT NULL, item INTEGER NOT NULL,
                     PRIMARY KEY(attr, value, item)) WITHOUT ROWID;
@@ -217,6 +243,63 @@ public final class IndexStore: Sendable {
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)
         }
+    }
+
+    /// Format 1 → 2, in the opening transaction (all or nothing): the `posting` rows become one segment holding
+    /// every item; items, terms, values, prefix lists and the client state stay as they are.
+    private static func upgradeFromFormat1(_ db: Database, url: URL) throws {
+        guard try db.tableExists("posting"), try db.tableExists("item") else {
+            throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: its format 1 tables are missing")
+        }
+        let started = Date()
+        try db.execute(sql: segmentSchemaSQL)
+        let first = try Int64.fetchOne(db, sql: "SELECT coalesce(min(id), 1) FROM item") ?? 1
+        let last = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM item") ?? 0
+        let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+        // Streamed in the table's own (term, item) order, one term's list at a time.
+        try db.execute(sql: "INSERT INTO segment(firstItem, lastItem, items, postings, token) VALUES(?, ?, ?, 0, ?)",
+                       arguments: [first, max(first, last), items, Int64.random(in: .min ... .max)])
+        let segment = db.lastInsertedRowID
+        let insert = try db.makeStatement(sql: "INSERT INTO postings(term, segment, count, data) VALUES(?, ?, ?, ?)")
+        var count = 0
+        var list: [(item: Int64, tiers: UInt8)] = []
+        var currentTerm: Int64 = -1
+        func flush() throws {
+            guard !list.isEmpty else { return }
+            let bytes = PostingCodec.encode(list)
+            try insert.execute(arguments: [currentTerm, segment, list.count, Data(bytes)])
+            count += list.count
+            list.removeAll(keepingCapacity: true)
+        }
+        let rows = try db.makeStatement(sql: """
+            SELECT p.term, p.item, p.tiers FROM posting p WHERE EXISTS (SELECT 1 FROM item i WHERE i.id = p.item)
+            ORDER BY p.term, p.item
+            """)
+        var pending: [(term: Int64, item: Int64, tiers: UInt8)] = []
+        try forEachRawRow(db, rows, []) { h in
+            pending.append((sqlite3_column_int64(h, 0), sqlite3_column_int64(h, 1),
+                            UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 2))))
+            if pending.count >= 65_536 {
+                for p in pending {
+                    if p.term != currentTerm { try flush(); currentTerm = p.term }
+                    list.append((p.item, p.tiers))
+                }
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        for p in pending {
+            if p.term != currentTerm { try flush(); currentTerm = p.term }
+            list.append((p.item, p.tiers))
+        }
+        try flush()
+        try db.execute(sql: "UPDATE segment SET postings = ? WHERE id = ?", arguments: [count, segment])
+        try db.execute(sql: "DROP TABLE posting")
+        try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextItem', ?)", arguments: [last + 1])
+        try db.execute(sql: "UPDATE meta SET value = \(Self.formatVersion) WHERE key = 'formatVersion'")
+        EngineLog.logger.notice("""
+            upgraded the index at \(url.path) from format 1 to \(Self.formatVersion): \(items) items, \(count) postings \
+            in one segment (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            """)
     }
 
     // MARK: - Writing
@@ -232,6 +315,7 @@ public final class IndexStore: Sendable {
         try Self.validate(operations)
         try refuseIfReadOnly()
         var newTerms: [String: Int64] = [:]
+        var segmentsChanged = false
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
@@ -254,11 +338,13 @@ public final class IndexStore: Sendable {
                                    arguments: [data])
                 }
                 newTerms = writer.newTerms
+                segmentsChanged = writer.changedSegments
             }
         }
         if !newTerms.isEmpty {
             termCache.withLock { $0.merge(newTerms) { a, _ in a } }
         }
+        scheduleMaintenanceIfNeeded(segmentsChanged: segmentsChanged)
     }
 
     private func refuseIfReadOnly() throws {
@@ -290,7 +376,7 @@ public final class IndexStore: Sendable {
     @discardableResult
     public func purgeExpired(now: Date = Date()) throws -> Int {
         try refuseIfReadOnly()
-        return try mapped {
+        let purged = try mapped {
             try writeTransaction { db in
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now)
                 let n = try writer.purgeExpired(now: now)
@@ -298,6 +384,8 @@ public final class IndexStore: Sendable {
                 return n
             }
         }
+        scheduleMaintenanceIfNeeded(segmentsChanged: purged > 0)
+        return purged
     }
 
     /// A change of client state that goes with a batch.
@@ -380,10 +468,9 @@ public final class IndexStore: Sendable {
         let problems: [String] = try mapped {
             try pool.read { db in
                 var problems = try String.fetchAll(db, sql: "PRAGMA quick_check").filter { $0 != "ok" }
-                let orphans = try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM posting WHERE item NOT IN (SELECT id FROM item)
-                    """) ?? 0
-                if orphans > 0 { problems.append("\(orphans) postings point to no item") }
+                if problems.isEmpty {
+                    problems += try Self.undecodablePostings(db)
+                }
                 if problems.isEmpty {
                     problems += try Self.undecodableRecords(db)
                 }
@@ -393,6 +480,55 @@ public final class IndexStore: Sendable {
         if !problems.isEmpty {
             throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: " + problems.prefix(5).joined(separator: "; "))
         }
+    }
+
+    /// Posting lists that do not decode or hold items outside their segment's range (at most five named).
+    private static func undecodablePostings(_ db: Database) throws -> [String] {
+        var ranges: [Int64: ClosedRange<Int64>] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, firstItem, lastItem FROM segment") {
+            let first: Int64 = try row.stored(1), last: Int64 = try row.stored(2)
+            guard first <= last else { return ["segment \(try row.stored(0) as Int64) has an empty range"] }
+            ranges[try row.stored(0)] = first...last
+        }
+        var problems: [String] = []
+        let packedRows = try db.makeStatement(sql: "SELECT id, packed FROM segment WHERE packed IS NOT NULL")
+        try forEachRawRow(db, packedRows, []) { h in
+            guard problems.count < 5 else { return }
+            let segment = sqlite3_column_int64(h, 0)
+            do {
+                let count = Int(sqlite3_column_bytes(h, 1))
+                guard count > 0, let pointer = sqlite3_column_blob(h, 1) else { throw PostingCodec.Reader.damaged }
+                let packed = try PackedSegment(UnsafeRawBufferPointer(start: pointer, count: count))
+                for i in packed.terms.indices {
+                    try packed.withList(i) { list in
+                        try list.forEach { item, _ in
+                            if !(ranges[segment]?.contains(item) ?? false) { throw PostingCodec.Reader.damaged }
+                        }
+                    }
+                }
+            } catch {
+                problems.append("the packed segment \(segment) is damaged")
+            }
+        }
+        let statement = try db.makeStatement(sql: "SELECT term, segment, count, data FROM postings")
+        try forEachRawRow(db, statement, []) { h in
+            guard problems.count < 5 else { return }
+            let term = sqlite3_column_int64(h, 0), segment = sqlite3_column_int64(h, 1)
+            guard let range = ranges[segment] else {
+                problems.append("the postings of term \(term) name a segment \(segment) that does not exist")
+                return
+            }
+            do {
+                let reader = try PostingStore.reader(h, column: 3)
+                guard reader.count == Int(sqlite3_column_int64(h, 2)) else { throw PostingCodec.Reader.damaged }
+                try reader.forEach { item, _ in
+                    if !range.contains(item) { throw PostingCodec.Reader.damaged }
+                }
+            } catch {
+                problems.append("the postings of term \(term) in segment \(segment) are damaged")
+            }
+        }
+        return problems
     }
 
     /// Records whose attributes do not decode (at most five named).
@@ -426,6 +562,7 @@ public final class IndexStore: Sendable {
             return !closed
         }
         guard first else { return }
+        maintenance.stop()
         checkpointer.stop()
         // TRUNCATE with a busy handler that does not wait: as much as it can without blocking on another
         // process's readers, then the WAL is truncated to zero bytes if no one is using it.

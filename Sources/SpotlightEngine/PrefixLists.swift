@@ -111,6 +111,12 @@ enum PrefixLists {
                        arguments: [prefix, complete, encode(entries)])
     }
 
+    /// Writes a list built by `refill`.
+    static func store(_ prefix: String, entries: [Entry], complete: Bool, db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)",
+                       arguments: [prefix, complete, encode(entries)])
+    }
+
     static func apply(_ changes: Changes, db: Database, now: Date = Date()) throws {
         guard !changes.isEmpty else { return }
         // The final state, per prefix, of each item touched in this transaction: its key, or nil if it left.
@@ -163,22 +169,24 @@ enum PrefixLists {
 
     /// Rebuilds one list from the postings (rare: only after many deletes from a truncated list).
     static func refill(_ prefix: String, db: Database, now: Date = Date()) throws -> ([Entry], Bool) {
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT p.item, p.tiers, t.text, i.hint, i.lastUsed, i.uid FROM term t
-            JOIN posting p ON p.term = t.id JOIN item i ON i.id = p.item
-            WHERE t.text >= ? AND t.text < ?
-            """, arguments: [prefix, prefix + "\u{10FFFF}"])
-        var best: [Int64: (key: Double, uid: String)] = [:]
-        while let row = try rows.next() {
-            guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: try row.stored(1) as Int)) else { continue }
-            let text: String = try row.stored(2)
-            let points = Ranking.tierWeights[tier] * Ranking.kindFactor(text == prefix ? .exact : .prefix)
-                + (Ranking.hintPoints(try row.stored(3)) + Ranking.recencyPoints(lastUsed: try row.stored(4), now: now))
-            let item: Int64 = try row.stored(0)
-            if let existing = best[item], existing.key >= points { continue }
-            best[item] = (points, try row.stored(5))
+        let exactTerm = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ?", arguments: [prefix])
+        var bestPoints: [Int64: Double] = [:]
+        try PostingStore.forEachList(db, termsFrom: prefix, below: prefix + "\u{10FFFF}") { term, list in
+            let kind: RankingExplanation.MatchKind = term == exactTerm ? .exact : .prefix
+            try list.forEach { item, tiers in
+                guard let tier = TextIndexer.bestTier(tiers) else { return }
+                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
+                if points > bestPoints[item] ?? -1 { bestPoints[item] = points }
+            }
         }
-        var entries = best.map { Entry(item: $0.key, key: $0.value.key, uid: $0.value.uid) }
+        // Items deleted since their segment was written have no row: they are left out.
+        let row = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed FROM item WHERE id = ?")
+        var entries: [Entry] = []
+        for (item, points) in bestPoints {
+            guard let found = try Row.fetchOne(row, arguments: [item]) else { continue }
+            let key = points + Ranking.hintPoints(try found.stored(1)) + Ranking.recencyPoints(lastUsed: try found.stored(2), now: now)
+            entries.append(Entry(item: item, key: key, uid: try found.stored(0)))
+        }
         entries.sort(by: Entry.precedes)
         let complete = entries.count <= capacity
         if !complete { entries.removeLast(entries.count - capacity) }

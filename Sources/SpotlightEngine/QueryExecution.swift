@@ -274,19 +274,23 @@ public indirect enum TermLookup: Sendable, Hashable {
     }
 
     /// Calls `body` once with each item that has a posting of the word (or of a term it starts) in `tiers`, terms
-    /// with the fewest postings first, until `body` returns false.
+    /// with the fewest postings first, until `body` returns false. Items deleted since their segment was written
+    /// are included: the caller reads the item row and skips those it does not find.
     static func forEachPosting(_ db: Database, word: String, prefix: Bool, tiers: UInt8,
                                _ body: (Int64) throws -> Bool) throws {
         let terms = prefix
             ? try Int64.fetchAll(db, sql: "SELECT id FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY df, text",
                                  arguments: [word, word + "\u{10FFFF}"])
             : try Int64.fetchAll(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word])
-        let statement = try db.cachedStatement(sql: "SELECT item FROM posting WHERE term = ? AND (tiers & ?) != 0")
         var seen = Set<Int64>()
         for term in terms {
-            let cursor = try Int64.fetchCursor(statement, arguments: [term, Int(tiers)])
-            while let id = try cursor.next() {
-                guard seen.insert(id).inserted else { continue }
+            var ids: [Int64] = []
+            try PostingStore.forEachList(db, term: term) { list in
+                try list.forEach { item, mask in
+                    if mask & tiers != 0 { ids.append(item) }
+                }
+            }
+            for id in ids where seen.insert(id).inserted {
                 if try !body(id) { return }
             }
         }
@@ -294,17 +298,15 @@ public indirect enum TermLookup: Sendable, Hashable {
 
     private static func postings(_ db: Database, word: String, prefix: Bool, tiers: UInt8?) throws -> Set<Int64> {
         var ids = Set<Int64>()
-        var sql = prefix
-            ? "SELECT p.item FROM term t JOIN posting p ON p.term = t.id WHERE t.text >= ? AND t.text < ?"
-            : "SELECT p.item FROM term t JOIN posting p ON p.term = t.id WHERE t.text = ?"
-        var arguments: StatementArguments = prefix ? [word, word + "\u{10FFFF}"] : [word]
-        if let tiers {
-            sql += " AND (p.tiers & ?) != 0"
-            arguments += [Int(tiers)]
+        let mask = tiers ?? 0xFF
+        let visit: (Int64, UInt8) -> Void = { item, itemTiers in
+            if itemTiers & mask != 0 { ids.insert(item) }
         }
-        let statement = try db.cachedStatement(sql: sql)
-        let cursor = try Int64.fetchCursor(statement, arguments: arguments)
-        while let id = try cursor.next() { ids.insert(id) }
+        if prefix {
+            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, list in try list.forEach(visit) }
+        } else if let term = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word]) {
+            try PostingStore.forEachList(db, term: term) { try $0.forEach(visit) }
+        }
         return ids
     }
 }

@@ -93,9 +93,16 @@ extension IndexStore {
 
     /// The best free-text match of `word` in each item that has one (only items in `restrictTo` when given): the
     /// term itself, terms it starts (when it is a prefix), and terms within its typo budget (`Typos`).
-    static func wordMatches(_ db: Database, word: String, prefix: Bool, restrictTo: [Int64: Int32]?, typos: Bool) throws
-        -> WordMatches
+    static func wordMatches(_ db: Database, word: String, prefix: Bool, restrictTo: [Int64: Int32]?, typos: Bool,
+                            isCancelled: (@Sendable () -> Bool)? = nil) throws -> WordMatches
     {
+        // Decoding posting lists runs few SQLite instructions, so SQLite's progress handler alone would see a
+        // cancellation late: the lists are checked too, every 64 of them.
+        var listsRead = 0
+        func checkCancellation() throws {
+            listsRead += 1
+            if listsRead & 63 == 1, let isCancelled, isCancelled() { throw EngineError(.cancelled, "cancelled") }
+        }
         var result = WordMatches(word: word)
         // (term id, number, kind, postings)
         var terms: [(id: Int64, number: Int32, kind: RankingExplanation.MatchKind, df: Int)] = []
@@ -143,44 +150,33 @@ extension IndexStore {
             // One pass over the whole prefix range instead of one statement per term.
             var numberOfID: [Int64: (Int32, RankingExplanation.MatchKind)] = [:]
             for t in terms where t.kind != .typo { numberOfID[t.id] = (t.number, t.kind) }
-            var lastID: Int64 = -1
-            var current: (number: Int32, kind: RankingExplanation.MatchKind, row: [Double])? = nil
-            try forEachRawRow(db, db.cachedStatement(sql: """
-                SELECT p.term, p.item, p.tiers FROM term t JOIN posting p ON p.term = t.id
-                WHERE t.text >= ? AND t.text < ? AND t.df > 0
-                """), [word, word + "\u{10FFFF}"]) { h in
-                let termID = sqlite3_column_int64(h, 0)
-                if termID != lastID {
-                    lastID = termID
-                    current = numberOfID[termID].map { ($0.0, $0.1, points[kindIndex($0.1)]) }
+            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { termID, list in
+                try checkCancellation()
+                guard let (number, kind) = numberOfID[termID] else { return }
+                let row = points[kindIndex(kind)]
+                try list.forEach { item, tiers in
+                    guard let tier = TextIndexer.bestTier(tiers), allowed(item) else { return }
+                    result.consider(item, PackedMatch(term: number, kind: kind, tier: UInt8(tier), points: row[tier]))
                 }
-                guard let current else { return }
-                guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 2))) else { return }
-                let item = sqlite3_column_int64(h, 1)
-                if !allowed(item) { return }
-                result.consider(item, PackedMatch(term: current.number, kind: current.kind, tier: UInt8(tier),
-                                                  points: current.row[tier]))
             }
             remaining = terms.filter { $0.kind == .typo }[...]
         }
-        let list = try db.cachedStatement(sql: "SELECT item, tiers FROM posting WHERE term = ?")
-        let point = try db.cachedStatement(sql: "SELECT tiers FROM posting WHERE term = ? AND item = ?")
+        // Few candidates against long posting lists: decode only the blocks that may hold one of them.
+        var sortedCandidates: [Int64]? = nil
         for term in remaining {
             let row = points[kindIndex(term.kind)]
-            // Few candidates against a long posting list: look each one up instead of reading the list.
-            if let restrictTo, restrictTo.count * 4 < term.df {
-                for item in restrictTo.keys {
-                    guard let tiers = try Int.fetchOne(point, arguments: [term.id, item]),
-                          let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: tiers)) else { continue }
+            try PostingStore.forEachList(db, term: term.id) { list in
+                try checkCancellation()
+                let visit: (Int64, UInt8) -> Void = { item, tiers in
+                    guard let tier = TextIndexer.bestTier(tiers), allowed(item) else { return }
                     result.consider(item, PackedMatch(term: term.number, kind: term.kind, tier: UInt8(tier), points: row[tier]))
                 }
-                continue
-            }
-            try forEachRawRow(db, list, [term.id]) { h in
-                let item = sqlite3_column_int64(h, 0)
-                if !allowed(item) { return }
-                guard let tier = TextIndexer.bestTier(UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 1))) else { return }
-                result.consider(item, PackedMatch(term: term.number, kind: term.kind, tier: UInt8(tier), points: row[tier]))
+                if let restrictTo, restrictTo.count * 4 < list.count {
+                    if sortedCandidates == nil { sortedCandidates = restrictTo.keys.sorted() }
+                    try list.forEach(near: sortedCandidates!, visit)
+                } else {
+                    try list.forEach(visit)
+                }
             }
         }
         return result
@@ -192,8 +188,8 @@ extension IndexStore {
     /// `words` are the query's words in query order. Static signals (hint, recency: together at most `maxStatic`) and
     /// identifiers are read a bucket of equal word units at a time, best bucket first, and reading stops once `limit` hits that pass the filter score above
     /// anything an unread bucket can reach. Engaged items (boosts) are read first, since their bound is higher.
-    static func topHits(_ db: Database, candidates: [Int64: Int32], words: [WordMatches], options: TextSearchOptions)
-        throws -> [SearchHit]
+    static func topHits(_ db: Database, candidates: [Int64: Int32], words: [WordMatches], options: TextSearchOptions,
+                        columns: StaticColumns? = nil) throws -> [SearchHit]
     {
         let now = options.now.timeIntervalSinceReferenceDate
         let maxStatic = Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints
@@ -214,13 +210,22 @@ extension IndexStore {
         let staticRow = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed FROM item WHERE id = ? AND expires > ?")
         func read(_ ids: [Int64]) throws {
             for id in ids {
+                // Word points summed in query order, as `RankingExplanation.total` adds them.
+                let points = words.reduce(0) { $0 + ($1.best[id]?.points ?? 0) }
+                if let signals = columns?.signals(id) {
+                    // From the columns; whether the item still exists and has not expired is checked when it is
+                    // returned (below).
+                    let uid = signals.column.uid(at: signals.index)
+                    let score = points + Ranking.hintPoints(signals.hint)
+                        + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
+                    pool.append(Scored(id: id, score: score, uid: uid, hint: signals.hint, lastUsed: signals.lastUsed))
+                    continue
+                }
                 try forEachRawRow(db, staticRow, [id, now]) { h in
                     let uid = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(h, 0),
                                                                    count: Int(sqlite3_column_bytes(h, 0))), as: UTF8.self)
                     let hint: Double? = sqlite3_column_type(h, 1) == SQLITE_NULL ? nil : sqlite3_column_double(h, 1)
                     let lastUsed: Double? = sqlite3_column_type(h, 2) == SQLITE_NULL ? nil : sqlite3_column_double(h, 2)
-                    // Word points summed in query order, as `RankingExplanation.total` adds them.
-                    let points = words.reduce(0) { $0 + ($1.best[id]?.points ?? 0) }
                     let score = points + Ranking.hintPoints(hint)
                         + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
                     pool.append(Scored(id: id, score: score, uid: uid, hint: hint, lastUsed: lastUsed))
@@ -229,11 +234,11 @@ extension IndexStore {
         }
         try read(boosted)
 
-        let itemRow = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ?")
-        var items: [Int64: StoredItem?] = [:]   // fetched items; nil when the filter rejected it
+        let itemRow = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+        var items: [Int64: StoredItem?] = [:]   // fetched items; nil when gone, expired or the filter rejected it
         func item(_ id: Int64) throws -> StoredItem? {
             if let known = items[id] { return known }
-            guard let row = try Row.fetchOne(itemRow, arguments: [id]) else { items[id] = .some(nil); return nil }
+            guard let row = try Row.fetchOne(itemRow, arguments: [id, now]) else { items[id] = .some(nil); return nil }
             var item: StoredItem? = try storedItem(row)
             if let filter = options.filter, let candidate = item, !filter(candidate) { item = nil }
             items[id] = .some(item)
@@ -242,6 +247,7 @@ extension IndexStore {
         let wanted = options.limit > 0 ? options.limit : Int.max
         var next = 0
         while true {
+            if let isCancelled = options.isCancelled, isCancelled() { throw EngineError(.cancelled, "cancelled") }
             if next < levels.count {
                 try read(buckets[levels[next]]!)
                 next += 1

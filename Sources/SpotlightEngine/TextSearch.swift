@@ -121,15 +121,10 @@ extension IndexStore {
         var hotPrefix: String? = nil
         var staleList = false
         defer {
-            // A long prefix with many matches gets a list for next time, and a list whose recency went stale is
-            // rebuilt (in its own write, off this thread).
-            if let hotPrefix {
-                let pool = self.pool
-                let rebuild = staleList
-                DispatchQueue.global(qos: .utility).async {
-                    try? pool.write { try PrefixLists.create(hotPrefix, db: $0, replacing: rebuild) }
-                }
-            }
+            // A long prefix with many matches should get a list, and a list whose recency went stale should be
+            // rebuilt: noted for the store's maintenance (`performMaintenance`), which a writing process runs. A
+            // search never writes.
+            if let hotPrefix { noteForMaintenance(prefix: hotPrefix, stale: staleList) }
         }
         return try read(cancelledWhen: options.isCancelled) { db in
             // One short word: its score-ordered prefix list, walked until the top k are certain (with a filter,
@@ -186,7 +181,8 @@ extension IndexStore {
                         }
                     }
                 } else {
-                    matches = try Self.wordMatches(db, word: word, prefix: isPrefix, restrictTo: candidates, typos: typos)
+                    matches = try Self.wordMatches(db, word: word, prefix: isPrefix, restrictTo: candidates, typos: typos,
+                                                   isCancelled: options.isCancelled)
                 }
                 var next: [Int64: Int32] = [:]
                 next.reserveCapacity(matches.best.count)
@@ -209,7 +205,8 @@ extension IndexStore {
                candidates.count >= PrefixLists.hotThreshold, order[0].1 >= PrefixLists.hotThreshold {
                 hotPrefix = words[0]
             }
-            return try Self.topHits(db, candidates: candidates, words: matched.compactMap { $0 }, options: options)
+            return try Self.topHits(db, candidates: candidates, words: matched.compactMap { $0 }, options: options,
+                                    columns: try columnCache.columns(db))
         }
     }
 
@@ -302,11 +299,11 @@ extension IndexStore {
     }
 
     /// Below this many candidates, further words are checked on the candidates' own words.
-    static let forwardCheckLimit = 2_000
-    /// Reading and tokenizing one candidate costs about as much as reading this many postings (measured on the
-    /// PyPI corpus: ~40 µs against ~0.2 µs), so a word with more postings than this many times the candidates is
-    /// checked on the candidates instead (`p` within one Debian section: 4,000 items, 2 million postings).
-    static let postingsPerForwardCheck = 200
+    static let forwardCheckLimit = 200
+    /// Reading and tokenizing one candidate costs about as much as decoding this many postings (measured on the
+    /// Debian corpus with block-compressed posting lists: ~40 µs against ~10–20 ns), so a word with more postings
+    /// than this many times the candidates is checked on the candidates instead.
+    static let postingsPerForwardCheck = 2_000
 
     /// Reads and tokenizes the given items' attributes.
     static func loadTerms(_ db: Database, ids: [Int64], into terms: inout [Int64: [String: UInt8]]) throws {

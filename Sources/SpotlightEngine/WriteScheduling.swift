@@ -147,6 +147,7 @@ extension IndexStore {
     /// checkpoint for when writes pause (`IdleCheckpointer`).
     func writeTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         var result: T?
+        writeTransactions.add(1, ordering: .relaxed)
         try pool.writeWithoutTransaction { db in
             let turn = turnstile.acquire(timeout: Self.busyTimeout)
             defer { if turn { turnstile.release() } }

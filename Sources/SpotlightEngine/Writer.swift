@@ -4,10 +4,11 @@ import GRDBSQLite
 
 /// The write path of one transaction.
 ///
-/// Postings of newly inserted items are collected and written at the end of the transaction sorted by term, so a
-/// bulk load appends to each term's range instead of jumping around the B-tree. Anything that touches an existing
-/// row (a replace, a delete, a purge) first writes the collected postings, so it always sees a complete index.
-/// Document frequencies and the prefix lists (`PrefixLists`) are updated once per transaction.
+/// New items get new ids (`meta.nextItem`, increasing, never reused; an update is a delete and an insert), and
+/// their postings are gathered in memory and written at the end of the transaction as one new segment
+/// (`SegmentMerger.writeSegment`), or several for a batch too large to hold (`SegmentMerger.flushThreshold`).
+/// A deleted item's postings stay in their segment, dead, until a merge drops them. Document frequencies and the
+/// prefix lists (`PrefixLists`) are updated once per transaction.
 struct Writer {
     let db: Database
     let store: IndexStore
@@ -15,7 +16,15 @@ struct Writer {
     let now: Date
     private var dfDelta: [Int64: Int] = [:]
     private var pendingPostings: [(term: Int64, item: Int64, tiers: UInt8)] = []
+    /// The ids allocated since the last segment was written (`pendingFirst...nextItem - 1`), and how many of them
+    /// were deleted again in this transaction.
+    private var pendingFirst: Int64? = nil
+    private var pendingItems = 0
+    private var pendingDead = 0
+    private var nextItem: Int64? = nil
     private var prefixes = PrefixLists.Changes()
+    /// Whether this transaction wrote a segment or deleted items (the merge policy may have work).
+    private(set) var changedSegments = false
 
     init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date) {
         self.db = db
@@ -45,12 +54,17 @@ struct Writer {
             }
         case .deleteAll:
             pendingPostings.removeAll()
+            pendingFirst = nil
+            pendingItems = 0
+            pendingDead = 0
             prefixes = PrefixLists.Changes()
             dfDelta.removeAll()
             try db.execute(sql: """
-                DELETE FROM posting; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue; UPDATE term SET df = 0 WHERE df != 0;
+                DELETE FROM postings; DELETE FROM segment; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
+                UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)
+            changedSegments = true
         }
     }
 
@@ -63,9 +77,9 @@ struct Writer {
         return rows.count
     }
 
-    /// Writes everything collected: postings, document frequencies, prefix lists.
+    /// Writes everything gathered: the new segment, document frequencies, prefix lists, the next item id.
     mutating func finish() throws {
-        try flushPostings()
+        try flushSegment()
         let update = try db.cachedStatement(sql: "UPDATE term SET df = max(0, df + ?) WHERE id = ?")
         for (term, delta) in dfDelta where delta != 0 {
             try update.execute(arguments: [delta, term])
@@ -75,45 +89,68 @@ struct Writer {
         let hot = prefixes.hot
         prefixes = PrefixLists.Changes()
         prefixes.hot = hot
-    }
-
-    private mutating func flushPostings() throws {
-        guard !pendingPostings.isEmpty else { return }
-        pendingPostings.sort { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
-        let insert = try db.cachedStatement(sql: "INSERT INTO posting(term, item, tiers) VALUES(?, ?, ?)")
-        // The hottest statement of a bulk load: bound through SQLite's C API, without GRDB's argument boxing.
-        let handle = insert.sqliteStatement
-        for p in pendingPostings {
-            sqlite3_reset(handle)
-            sqlite3_bind_int64(handle, 1, p.term)
-            sqlite3_bind_int64(handle, 2, p.item)
-            sqlite3_bind_int64(handle, 3, Int64(p.tiers))
-            let code = sqlite3_step(handle)
-            guard code == SQLITE_DONE else {
-                sqlite3_reset(handle)
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
+        if let nextItem {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextItem', ?)").execute(arguments: [nextItem])
         }
-        sqlite3_reset(handle)
-        pendingPostings.removeAll(keepingCapacity: true)
     }
 
+    private mutating func flushSegment() throws {
+        guard let first = pendingFirst, let nextItem else { return }
+        if !pendingPostings.isEmpty {
+            var texts: [Int64: String] = [:]
+            if pendingPostings.count <= PackedSegment.limit {
+                for (text, id) in newTerms { texts[id] = text }
+            }
+            let db = self.db
+            try SegmentMerger.writeSegment(db, postings: &pendingPostings, firstItem: first, lastItem: nextItem - 1,
+                                           items: pendingItems, deadItems: pendingDead) { term in
+                try texts[term] ?? SegmentMerger.termText(db, term)
+            }
+            changedSegments = true
+        }
+        pendingFirst = nil
+        pendingItems = 0
+        pendingDead = 0
+    }
+
+    /// Allocates the id of a new item row.
+    private mutating func allocateItemID() throws -> Int64 {
+        let id: Int64
+        if let nextItem {
+            id = nextItem
+        } else {
+            let stored = try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextItem'") ?? 1
+            let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM item") ?? 0
+            id = max(stored, highest + 1)
+        }
+        nextItem = id + 1
+        if pendingFirst == nil { pendingFirst = id }
+        pendingItems += 1
+        return id
+    }
 
     private mutating func deleteRow(_ row: Row) throws {
-        try flushPostings()
         let id: Int64 = try row.stored("id")
         let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
         let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
-        try removePostings(item: id, terms: Array(terms.keys))
+        for text in terms.keys {
+            if let termID = try existingTermID(for: text) { dfDelta[termID, default: 0] -= 1 }
+        }
         prefixes.remove(item: id, terms: terms)
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
         try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+        // Its postings stay behind, dead, until their segment is merged.
+        if let first = pendingFirst, id >= first {
+            pendingDead += 1
+        } else if !terms.isEmpty {
+            try SegmentMerger.noteDeleted(db, item: id)
+            changedSegments = true
+        }
     }
 
     private mutating func upsert(_ item: StoredItem, isUpdate: Bool, cleared: Set<String>, clearedCustom: Set<String>) throws {
         let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?"),
                                         arguments: [item.uniqueIdentifier])
-        if existing != nil { try flushPostings() }
         if item.expirationDate <= now {
             // Deviation: indexing an item that has already expired removes it: it could never be returned.
             if let existing { try deleteRow(existing) }
@@ -122,19 +159,18 @@ struct Writer {
         var attributes = item.attributes
         var custom = item.customAttributes
         var domain = item.domainIdentifier
-        var oldTerms: [String: UInt8] = [:]
-        var oldValues: Set<AttributeValueIndex.Entry> = []
         if let existing {
-            let old = try ValueCodec.decode([UInt8](try existing.stored("attrs") as Data))
-            oldTerms = TextIndexer.terms(attributes: old.attributes, custom: old.custom, domain: try existing.stored("domain"))
-            oldValues = AttributeValueIndex.values(attributes: old.attributes, custom: old.custom)
             if isUpdate {
+                let old = try ValueCodec.decode([UInt8](try existing.stored("attrs") as Data))
                 attributes = old.attributes.merging(item.attributes) { _, new in new }
                 for name in cleared { attributes[name] = nil }
                 custom = old.custom.merging(item.customAttributes) { _, new in new }
                 for name in clearedCustom { custom[name] = nil }
                 domain = try item.domainIdentifier ?? existing.stored("domain")
             }
+            // A replaced item is deleted and inserted again under a new id: segments are immutable, so its old
+            // postings die with the old id.
+            try deleteRow(existing)
         } else if isUpdate {
             // Apple's header: an update of an item that does not exist is dropped.
             return
@@ -144,44 +180,21 @@ struct Writer {
         let bytes = Data(ValueCodec.encode(attributes: attributes, custom: custom))
         let hint = merged.rankingHint
         let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
-        let id: Int64
-        if let existing {
-            id = try existing.stored("id")
-            try db.cachedStatement(sql: "UPDATE item SET domain = ?, expires = ?, hint = ?, lastUsed = ?, attrs = ? WHERE id = ?")
-                .execute(arguments: [domain, item.expirationDate.timeIntervalSinceReferenceDate, hint, lastUsed, bytes, id])
-        } else {
-            try db.cachedStatement(sql: "INSERT INTO item(uid, domain, expires, hint, lastUsed, attrs) VALUES(?, ?, ?, ?, ?, ?)")
-                .execute(arguments: [item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
-                                     hint, lastUsed, bytes])
-            id = db.lastInsertedRowID
-        }
+        if pendingPostings.count >= SegmentMerger.flushThreshold { try flushSegment() }
+        let id = try allocateItemID()
+        try db.cachedStatement(sql: "INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs) VALUES(?, ?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
+                                 hint, lastUsed, bytes])
         let newTerms = TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
-        if existing != nil {
-            prefixes.remove(item: id, terms: oldTerms)
-            let removed = oldTerms.keys.filter { newTerms[$0] == nil }
-            try removePostings(item: id, terms: removed)
-            let upsertPosting = try db.cachedStatement(sql: """
-                INSERT INTO posting(term, item, tiers) VALUES(?, ?, ?)
-                ON CONFLICT(term, item) DO UPDATE SET tiers = excluded.tiers
-                """)
-            for (text, tiers) in newTerms where oldTerms[text] != tiers {
-                let termID = try termID(for: text)
-                try upsertPosting.execute(arguments: [termID, id, Int(tiers)])
-                if oldTerms[text] == nil { dfDelta[termID, default: 0] += 1 }
-            }
-        } else {
-            for (text, tiers) in newTerms {
-                let termID = try termID(for: text)
-                pendingPostings.append((termID, id, tiers))
-                dfDelta[termID, default: 0] += 1
-            }
+        for (text, tiers) in newTerms {
+            let termID = try termID(for: text)
+            pendingPostings.append((termID, id, tiers))
+            dfDelta[termID, default: 0] += 1
         }
         prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms,
                      hintPoints: Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now))
-        let newValues = AttributeValueIndex.values(attributes: attributes, custom: custom)
-        try removeValues(item: id, oldValues.subtracting(newValues))
         let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
-        for entry in newValues.subtracting(oldValues) {
+        for entry in AttributeValueIndex.values(attributes: attributes, custom: custom) {
             try insertValue.execute(arguments: [entry.attribute, entry.value, id])
         }
     }
@@ -191,16 +204,6 @@ struct Writer {
         let delete = try db.cachedStatement(sql: "DELETE FROM attrValue WHERE attr = ? AND value = ? AND item = ?")
         for entry in values {
             try delete.execute(arguments: [entry.attribute, entry.value, item])
-        }
-    }
-
-    private mutating func removePostings(item: Int64, terms: [String]) throws {
-        guard !terms.isEmpty else { return }
-        let delete = try db.cachedStatement(sql: "DELETE FROM posting WHERE term = ? AND item = ?")
-        for text in terms {
-            guard let termID = try existingTermID(for: text) else { continue }
-            try delete.execute(arguments: [termID, item])
-            if db.changesCount > 0 { dfDelta[termID, default: 0] -= 1 }
         }
     }
 

@@ -215,9 +215,14 @@ public struct IndexDoctor: @unchecked Sendable {
             let now = Date()
             if store.isReadOnly {
                 report.message = "this user may read but not write it; expired items were not purged"
-            } else if try store.rowCount() != store.count(now: now) {
-                expired = try Self.expiredIdentifiers(store, now: now)
-                report.expiredPurged = try store.purgeExpired(now: now)
+            } else {
+                if try store.rowCount() != store.count(now: now) {
+                    expired = try Self.expiredIdentifiers(store, now: now)
+                    report.expiredPurged = try store.purgeExpired(now: now)
+                }
+                // Merges the segments the policy asks for and drops dead postings (what a writing app does in
+                // the background after its commits).
+                try store.performMaintenance()
             }
             report.itemCount = try store.count()
             report.bytes = store.diskSize()

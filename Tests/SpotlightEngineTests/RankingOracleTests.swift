@@ -41,7 +41,13 @@ final class RankingOracleTests: XCTestCase {
             items.append(StoredItem(uniqueIdentifier: String(format: "i%04d", (i * 7_919) % 1_500), domainIdentifier: i % 4 == 0 ? "even" : "odd",
                                     expirationDate: expires, attributes: attributes))
         }
-        try store.apply(items.map { .upsert($0) }, now: now.addingTimeInterval(-10))
+        // One large segment, small packed ones, and dead postings of replaced items: every kind of segment the
+        // index has must rank the same.
+        try store.apply(items[..<1_000].map { .upsert($0) }, now: now.addingTimeInterval(-10))
+        for chunk in stride(from: 1_000, to: items.count, by: 25) {
+            try store.apply(items[chunk..<min(chunk + 25, items.count)].map { .upsert($0) }, now: now.addingTimeInterval(-10))
+        }
+        try store.apply(items[200..<300].map { .upsert($0) }, now: now.addingTimeInterval(-10))
     }
 
     override func tearDownWithError() throws {

@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Work that keeps a store fast but changes nothing anyone can observe in results: merging segments and dropping
+/// dead postings (`SegmentMerger`), building prefix lists for long prefixes that searches found busy, and
+/// rebuilding lists whose recency went stale (`PrefixLists`).
+///
+/// It is never a side effect of a read: searches only *note* what they found (`noteForMaintenance`). It runs in
+/// the process that writes the store, on a background queue, in write transactions of its own after the commits
+/// that called for it (so no commit waits for it, and a crash during it loses nothing committed), and whenever
+/// anyone calls `performMaintenance()` (`spotlight doctor`, tests).
+final class MaintenanceScheduler: Sendable {
+    struct Notes {
+        var hotPrefixes: Set<String> = []
+        var stalePrefixes: Set<String> = []
+        var isEmpty: Bool { hotPrefixes.isEmpty && stalePrefixes.isEmpty }
+    }
+
+    let notes = Mutex(Notes())
+    private let state = Mutex<(scheduled: Bool, stopped: Bool)>((false, false))
+    private let queue = DispatchQueue(label: "OpenSpotlight.Maintenance", qos: .utility)
+
+    /// Runs `work` on the maintenance queue unless a run is already waiting there.
+    func schedule(_ work: @escaping @Sendable () -> Void) {
+        let go = state.withLock { s -> Bool in
+            if s.scheduled || s.stopped { return false }
+            s.scheduled = true
+            return true
+        }
+        guard go else { return }
+        queue.async { [self] in
+            let run = state.withLock { s -> Bool in
+                s.scheduled = false
+                return !s.stopped
+            }
+            if run { work() }
+        }
+    }
+
+    /// Waits until the maintenance scheduled so far has run.
+    func wait() {
+        queue.sync {}
+    }
+
+    /// Stops scheduling (the store is closing) and waits for a run in progress.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        queue.sync {}
+    }
+
+    var isStopped: Bool { state.withLock { $0.stopped } }
+}
+
+extension IndexStore {
+    /// Notes what a search found for the maintenance to do: a long prefix with many matches and no list yet, or a
+    /// list that fell short because its recency went stale.
+    func noteForMaintenance(prefix: String, stale: Bool) {
+        maintenance.notes.withLock { notes in
+            if stale { notes.stalePrefixes.insert(prefix) } else { notes.hotPrefixes.insert(prefix) }
+        }
+    }
+
+    /// Called after a commit: schedules the maintenance when the merge policy or a search's notes ask for some.
+    func scheduleMaintenanceIfNeeded(segmentsChanged: Bool) {
+        guard !isReadOnly else { return }
+        guard segmentsChanged || !maintenance.notes.withLock({ $0.isEmpty }) else { return }
+        maintenance.schedule { [weak self] in
+            guard let self, !self.closed.withLock({ $0 }) else { return }
+            do {
+                _ = try self.runMaintenance()
+            } catch let error as EngineError where error.code == .cancelled {
+            } catch {
+                // Nothing committed is at risk (each step is its own transaction); the next commit tries again.
+                EngineLog.logger.warning("maintenance of the index at \(self.url.path) failed: \(error)")
+            }
+        }
+    }
+
+    /// Runs the store's maintenance now, to the end: every merge the policy asks for, and the prefix lists that
+    /// searches asked for. Returns the number of merges. A store opened read-only has none to do.
+    @discardableResult
+    public func performMaintenance() throws -> Int {
+        guard !isReadOnly else { return 0 }
+        maintenance.wait()
+        var merges = try runMaintenance()
+        while !maintenance.notes.withLock({ $0.isEmpty }) {
+            merges += try runMaintenance()
+        }
+        return merges
+    }
+
+    /// Waits for the maintenance that commits have scheduled so far (tests; measuring).
+    public func waitForMaintenance() {
+        maintenance.wait()
+    }
+
+    /// Prefix lists built per maintenance run.
+    static let listsPerRun = 8
+
+    private func runMaintenance() throws -> Int {
+        let notes = maintenance.notes.withLock { notes -> MaintenanceScheduler.Notes in
+            defer { notes = .init() }
+            return notes
+        }
+        // Merges first: they keep every search fast.
+        var merges = 0
+        while !closed.withLock({ $0 }) {
+            // Read and encode on a snapshot; then one short write transaction swaps the segments.
+            guard let prepared = try read({ db -> SegmentMerger.PreparedMerge? in
+                guard let run = SegmentMerger.nextMerge(try SegmentMerger.segments(db)) else { return nil }
+                return try SegmentMerger.prepare(db, run)
+            }) else { break }
+            let merged = try mapped { try writeTransaction { try SegmentMerger.commit($0, prepared) } }
+            guard merged else { break }
+            merges += 1
+        }
+        // Then at most `listsPerRun` prefix lists, the rest noted again for the next run, so that merges are never
+        // held up behind many list builds.
+        let wanted = notes.stalePrefixes.union(notes.hotPrefixes).sorted()
+        func notesStale(_ prefix: String) -> Bool { notes.stalePrefixes.contains(prefix) }
+        let later = wanted.dropFirst(Self.listsPerRun)
+        if !later.isEmpty {
+            maintenance.notes.withLock { notes in
+                for prefix in later {
+                    if wanted.contains(prefix), notesStale(prefix) { notes.stalePrefixes.insert(prefix) } else { notes.hotPrefixes.insert(prefix) }
+                }
+            }
+        }
+        for prefix in wanted.prefix(Self.listsPerRun) {
+            guard !closed.withLock({ $0 }) else { break }
+            let rebuild = notes.stalePrefixes.contains(prefix)
+            // Built on a snapshot, written by a short transaction only if no item changed in between (a list
+            // built from an older state could miss an item the writers never offered it).
+            guard let built = try read({ db -> (state: [Int64], entries: [PrefixLists.Entry], complete: Bool)? in
+                if !rebuild, try PrefixLists.list(prefix, db: db) != nil { return nil }
+                let (entries, complete) = try PrefixLists.refill(prefix, db: db)
+                return (try Self.itemsState(db), entries, complete)
+            }) else { continue }
+            try mapped {
+                try writeTransaction { db in
+                    guard try Self.itemsState(db) == built.state else {
+                        // Items changed meanwhile: built again by a later run.
+                        maintenance.notes.withLock { notes in
+                            if rebuild { notes.stalePrefixes.insert(prefix) } else { notes.hotPrefixes.insert(prefix) }
+                        }
+                        return
+                    }
+                    try PrefixLists.store(prefix, entries: built.entries, complete: built.complete, db: db)
+                }
+            }
+        }
+        if !closed.withLock({ $0 }), !maintenance.notes.withLock({ $0.isEmpty }) {
+            scheduleMaintenanceIfNeeded(segmentsChanged: false)
+        }
+        return merges
+    }
+
+    /// Changes whenever an item is added, replaced or deleted: the next item id and the number of items.
+    static func itemsState(_ db: Database) throws -> [Int64] {
+        [try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextItem'") ?? 0,
+         try Int64.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0]
+    }
+
+    /// The store's segments, oldest first: (items, postings, dead items) each (inspection, tests).
+    public func segmentSummary() throws -> [(items: Int, postings: Int, deadItems: Int)] {
+        try read { db in try SegmentMerger.segments(db).map { ($0.items, $0.postings, $0.deadItems) } }
+    }
+}

@@ -1,0 +1,585 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+// The text index of format 2: immutable segments of block-compressed posting lists, stored as rows of the store's
+// own SQLite file so that SQLite's transaction stays the one commit point (ARCHITECTURE.md, "Segments").
+//
+// - `segment(id, firstItem, lastItem, items, postings, deadItems)`: one row per segment. Item ids are allocated in
+//   increasing order and never reused (`meta.nextItem`), and an update gives the item a new id, so every segment
+//   covers its own range of ids and segments in id order never overlap.
+// - `postings(term, segment, count, data)`: one row per (term, segment): the term's postings in that segment,
+//   encoded by `PostingCodec`.
+//
+// A deleted (or updated) item leaves its postings behind until a merge: its item row is gone, and every reader
+// keeps only postings whose item row exists (`IndexStore.search` reads item rows for the hits it returns, the
+// planners for the candidates they check). `SegmentMerger` merges adjacent segments of similar size and drops the
+// dead postings.
+
+/// Encodes and decodes one posting list: items in increasing order, each with its tier mask (`TextIndexer`).
+///
+/// Layout (all integers LEB128 varints):
+///
+///     version (1 byte, 1) · count · blockCount
+///     blockCount × (lastItemDelta · byteLength · tierUnion (1 byte))        the skip data
+///     blockCount × block: entries of (itemDelta << 5 | tiers)                 at most `blockSize` entries each
+///
+/// Deltas are from the previous item (the first item of a block from the previous block's last item, the first of
+/// the list from 0). A block's `tierUnion` is the OR of its entries' masks, so its best tier bounds the points of
+/// every posting in it (block-max); its last item lets a reader with few candidates skip blocks that hold none.
+/// Decoding is total: damaged bytes throw `.corruptIndex`, never trap.
+enum PostingCodec {
+    static let blockSize = 128
+    static let version: UInt8 = 1
+
+    /// Encodes postings sorted by item (ascending, distinct).
+    static func encode<C: RandomAccessCollection>(_ postings: C) -> [UInt8] where C.Element == (item: Int64, tiers: UInt8) {
+        var out: [UInt8] = []
+        out.reserveCapacity(postings.count * 2 + 16)
+        out.append(version)
+        appendVarint(UInt64(postings.count), to: &out)
+        let blockCount = (postings.count + blockSize - 1) / blockSize
+        appendVarint(UInt64(blockCount), to: &out)
+        var blocks: [UInt8] = []
+        blocks.reserveCapacity(postings.count * 2)
+        var directory: [UInt8] = []
+        directory.reserveCapacity(blockCount * 5)
+        var previous: Int64 = 0
+        var previousBlockLast: Int64 = 0
+        var index = postings.startIndex
+        while index != postings.endIndex {
+            let start = blocks.count
+            var union: UInt8 = 0
+            var n = 0
+            while index != postings.endIndex, n < blockSize {
+                let p = postings[index]
+                let delta = UInt64(p.item &- previous)
+                appendVarint(delta << 5 | UInt64(p.tiers & 0x1F), to: &blocks)
+                union |= p.tiers & 0x1F
+                previous = p.item
+                n += 1
+                index = postings.index(after: index)
+            }
+            appendVarint(UInt64(previous &- previousBlockLast), to: &directory)
+            appendVarint(UInt64(blocks.count - start), to: &directory)
+            directory.append(union)
+            previousBlockLast = previous
+        }
+        out += directory
+        out += blocks
+        return out
+    }
+
+    @inline(__always)
+    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    /// One block's skip data.
+    struct Block {
+        var lastItem: Int64
+        var offset: Int
+        var length: Int
+        var tierUnion: UInt8
+    }
+
+    /// A decoder over bytes it does not own (a blob SQLite hands out, valid until the statement steps).
+    struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        private(set) var count = 0
+        private(set) var blocks: [Block] = []
+
+        init(_ bytes: UnsafeRawBufferPointer) throws {
+            self.bytes = bytes
+            var offset = 0
+            guard bytes.count >= 1, bytes[0] == PostingCodec.version else { throw Self.damaged }
+            offset = 1
+            let count = try Self.varint(bytes, &offset)
+            let blockCount = try Self.varint(bytes, &offset)
+            guard count <= UInt64(bytes.count) * 1, blockCount <= count,
+                  blockCount == (count + UInt64(PostingCodec.blockSize) - 1) / UInt64(PostingCodec.blockSize) else {
+                throw Self.damaged
+            }
+            self.count = Int(count)
+            var last: Int64 = 0
+            var entries: [(Int64, Int, UInt8)] = []
+            entries.reserveCapacity(Int(blockCount))
+            for _ in 0..<Int(blockCount) {
+                let delta = try Self.varint(bytes, &offset)
+                let length = try Self.varint(bytes, &offset)
+                guard offset < bytes.count, delta <= UInt64(Int64.max), length <= UInt64(bytes.count) else { throw Self.damaged }
+                let union = bytes[offset]
+                offset += 1
+                let (sum, overflow) = last.addingReportingOverflow(Int64(delta))
+                guard !overflow else { throw Self.damaged }
+                last = sum
+                entries.append((last, Int(length), union))
+            }
+            var position = offset
+            blocks.reserveCapacity(entries.count)
+            for (lastItem, length, union) in entries {
+                guard position + length <= bytes.count else { throw Self.damaged }
+                blocks.append(Block(lastItem: lastItem, offset: position, length: length, tierUnion: union))
+                position += length
+            }
+            guard position == bytes.count else { throw Self.damaged }
+        }
+
+        static let damaged = EngineError(.corruptIndex, "a posting list of the index is damaged")
+
+        @inline(__always)
+        static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) throws -> UInt64 {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < bytes.count {
+                let byte = bytes[offset]
+                offset += 1
+                guard shift < 64 else { throw damaged }
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return result }
+                shift += 7
+            }
+            throw damaged
+        }
+
+        /// The first item a block may hold: one past the previous block's last.
+        func firstPossibleItem(ofBlock b: Int) -> Int64 {
+            b == 0 ? 0 : blocks[b - 1].lastItem &+ 1
+        }
+
+        /// Calls `body` with every posting of block `b`, in item order.
+        @inline(__always)
+        func forEach(inBlock b: Int, _ body: (Int64, UInt8) throws -> Void) throws {
+            let block = blocks[b]
+            var offset = block.offset
+            let end = block.offset + block.length
+            var item: Int64 = b == 0 ? 0 : blocks[b - 1].lastItem
+            var n = 0
+            let expected = b == blocks.count - 1 ? count - b * PostingCodec.blockSize : PostingCodec.blockSize
+            while offset < end {
+                var value: UInt64
+                let first = bytes[offset]
+                if first < 0x80 {
+                    value = UInt64(first)
+                    offset += 1
+                } else {
+                    value = try Self.varint(bytes, &offset)
+                    guard offset <= end else { throw Self.damaged }
+                }
+                let delta = value >> 5
+                guard delta > 0 || (b == 0 && n == 0), delta <= UInt64(Int64.max) else { throw Self.damaged }
+                let (next, overflow) = item.addingReportingOverflow(Int64(delta))
+                guard !overflow else { throw Self.damaged }
+                item = next
+                n += 1
+                try body(item, UInt8(truncatingIfNeeded: value & 0x1F))
+            }
+            guard n == expected, item == block.lastItem else { throw Self.damaged }
+        }
+
+        /// Every posting, in item order.
+        func forEach(_ body: (Int64, UInt8) throws -> Void) throws {
+            for b in blocks.indices { try forEach(inBlock: b, body) }
+        }
+
+        /// The postings of the blocks that may hold one of `candidates` (sorted ascending); blocks whose range
+        /// holds none are skipped without decoding. `body` still sees other items of a decoded block.
+        func forEach(near candidates: [Int64], _ body: (Int64, UInt8) throws -> Void) throws {
+            var c = 0
+            for b in blocks.indices {
+                let low = firstPossibleItem(ofBlock: b), high = blocks[b].lastItem
+                while c < candidates.count, candidates[c] < low { c += 1 }
+                if c == candidates.count { return }
+                if candidates[c] <= high { try forEach(inBlock: b, body) }
+            }
+        }
+    }
+
+    /// Decodes a whole list (tests, merges).
+    static func decode(_ data: [UInt8]) throws -> [(item: Int64, tiers: UInt8)] {
+        try data.withUnsafeBytes { raw in
+            let reader = try Reader(raw)
+            var result: [(item: Int64, tiers: UInt8)] = []
+            result.reserveCapacity(reader.count)
+            try reader.forEach { result.append(($0, $1)) }
+            return result
+        }
+    }
+}
+
+/// Reads posting lists out of the `postings` table without copying their bytes, and out of packed segments.
+enum PostingStore {
+    /// Calls `body` with each posting list of the term (one per segment).
+    static func forEachList(_ db: Database, term: Int64, _ body: (PostingCodec.Reader) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: "SELECT data FROM postings WHERE term = ?")
+        try IndexStore.forEachRawRow(db, statement, [term]) { h in
+            try body(try reader(h, column: 0))
+        }
+        for segment in try PackedSegment.current(db) {
+            guard let i = segment.index[term] else { continue }
+            try segment.withList(i, body)
+        }
+    }
+
+    /// Calls `body` with each posting list of every term in `[low, high)` that some live item still holds, with its
+    /// term id. (`high` is `low` + U+10FFFF: the terms that start with `low`.)
+    static func forEachList(_ db: Database, termsFrom low: String, below high: String,
+                            _ body: (Int64, PostingCodec.Reader) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: """
+            SELECT p.term, p.data FROM term t JOIN postings p ON p.term = t.id
+            WHERE t.text >= ? AND t.text < ? AND t.df > 0
+            """)
+        try IndexStore.forEachRawRow(db, statement, [low, high]) { h in
+            try body(sqlite3_column_int64(h, 0), try reader(h, column: 1))
+        }
+        let prefix = Array(low.utf8)
+        for segment in try PackedSegment.current(db) {
+            for i in segment.terms.indices where segment.texts[i].starts(with: prefix) {
+                try segment.withList(i) { try body(segment.terms[i], $0) }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func reader(_ h: OpaquePointer, column: Int32) throws -> PostingCodec.Reader {
+        let count = Int(sqlite3_column_bytes(h, column))
+        guard count > 0, let pointer = sqlite3_column_blob(h, column) else { throw PostingCodec.Reader.damaged }
+        return try PostingCodec.Reader(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
+
+/// A small segment (a commit of a few items) stored as one blob in its `segment` row instead of one `postings`
+/// row per term, so that a single-item write touches a few pages, not one B-tree leaf per term.
+///
+/// Layout (varints): version (1 byte, 1) · termCount · termCount × (termID · textLength · text (UTF-8) · listLength ·
+/// list (`PostingCodec`)). Readers decode it once and keep it by the segment's random `token` (segments are
+/// immutable, so the decoded form stays right for as long as the segment exists, in every process).
+final class PackedSegment: Sendable {
+    let terms: [Int64]
+    let texts: [[UInt8]]
+    let index: [Int64: Int]
+    private let lists: [UInt8]
+    private let ranges: [Range<Int>]
+
+    /// Segments whose postings count is at most this are packed.
+    static let limit = 4_096
+
+    init(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        guard bytes.count >= 1, bytes[0] == 1 else { throw PostingCodec.Reader.damaged }
+        offset = 1
+        let count = try PostingCodec.Reader.varint(bytes, &offset)
+        guard count <= UInt64(bytes.count) else { throw PostingCodec.Reader.damaged }
+        var terms: [Int64] = [], texts: [[UInt8]] = [], lists: [UInt8] = [], ranges: [Range<Int>] = []
+        var index: [Int64: Int] = [:]
+        for _ in 0..<Int(count) {
+            let term = try PostingCodec.Reader.varint(bytes, &offset)
+            let textLength = try PostingCodec.Reader.varint(bytes, &offset)
+            guard term <= UInt64(Int64.max), textLength <= UInt64(bytes.count - offset) else { throw PostingCodec.Reader.damaged }
+            let text = Array(bytes[offset..<(offset + Int(textLength))])
+            offset += Int(textLength)
+            let listLength = try PostingCodec.Reader.varint(bytes, &offset)
+            guard listLength <= UInt64(bytes.count - offset) else { throw PostingCodec.Reader.damaged }
+            let list = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(listLength))])
+            _ = try PostingCodec.Reader(list)   // validated once here
+            offset += Int(listLength)
+            index[Int64(term)] = terms.count
+            terms.append(Int64(term))
+            texts.append(text)
+            ranges.append(lists.count..<(lists.count + list.count))
+            lists += list
+        }
+        guard offset == bytes.count else { throw PostingCodec.Reader.damaged }
+        self.terms = terms
+        self.texts = texts
+        self.index = index
+        self.lists = lists
+        self.ranges = ranges
+    }
+
+    func withList<T>(_ i: Int, _ body: (PostingCodec.Reader) throws -> T) throws -> T {
+        try lists.withUnsafeBytes { raw in
+            try body(try PostingCodec.Reader(UnsafeRawBufferPointer(rebasing: raw[ranges[i]])))
+        }
+    }
+
+    static func encode(_ lists: [(term: Int64, text: String, data: [UInt8])]) -> [UInt8] {
+        var out: [UInt8] = [1]
+        PostingCodec.appendVarint(UInt64(lists.count), to: &out)
+        for list in lists {
+            PostingCodec.appendVarint(UInt64(list.term), to: &out)
+            let text = Array(list.text.utf8)
+            PostingCodec.appendVarint(UInt64(text.count), to: &out)
+            out += text
+            PostingCodec.appendVarint(UInt64(list.data.count), to: &out)
+            out += list.data
+        }
+        return out
+    }
+
+    private static let cache = Mutex<[Int64: PackedSegment]>([:])
+
+    /// The packed segments `db` sees, decoded (from the cache when another search already did).
+    static func current(_ db: Database) throws -> [PackedSegment] {
+        let tokens = try Int64.fetchAll(db.cachedStatement(sql: "SELECT token FROM segment WHERE packed IS NOT NULL"))
+        if tokens.isEmpty { return [] }
+        let cached = cache.withLock { cache in tokens.map { cache[$0] } }
+        var result: [PackedSegment] = []
+        var built: [Int64: PackedSegment] = [:]
+        for (token, segment) in zip(tokens, cached) {
+            if let segment { result.append(segment); continue }
+            let statement = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE token = ? AND packed IS NOT NULL")
+            try IndexStore.forEachRawRow(db, statement, [token]) { h in
+                let count = Int(sqlite3_column_bytes(h, 0))
+                guard count > 0, let pointer = sqlite3_column_blob(h, 0) else { throw PostingCodec.Reader.damaged }
+                let segment = try PackedSegment(UnsafeRawBufferPointer(start: pointer, count: count))
+                built[token] = segment
+                result.append(segment)
+            }
+        }
+        if !built.isEmpty {
+            cache.withLock { cache in
+                // Bounded: segments merged away (in any store) are forgotten once the cache fills up.
+                if cache.count + built.count > 4_096 {
+                    let keep = Set(tokens)
+                    cache = cache.filter { keep.contains($0.key) }
+                }
+                cache.merge(built) { a, _ in a }
+            }
+        }
+        return result
+    }
+}
+
+/// Writes new segments and merges old ones.
+enum SegmentMerger {
+    /// Segments of the same size level are merged when this many are adjacent.
+    static let mergeFactor = 8
+    /// The size (postings) below which every segment counts as level 0.
+    static let levelBase = 4_096
+    /// A segment with more than this share of dead items is rewritten without them.
+    static let expungeShare = 0.25
+    /// Postings gathered in memory before a large batch writes them as a segment (streaming, bounded memory).
+    static let flushThreshold = 4_000_000
+
+    /// Writes postings gathered for the items `firstItem...lastItem` as a new segment: packed when small
+    /// (`PackedSegment`), else one `postings` row per term. `text` names a term id (for packed segments).
+    static func writeSegment(_ db: Database, postings: inout [(term: Int64, item: Int64, tiers: UInt8)],
+                             firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
+                             text: (Int64) throws -> String) throws {
+        guard !postings.isEmpty else { return }
+        postings.sort { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
+        var lists: [(term: Int64, count: Int, data: [UInt8])] = []
+        var start = 0
+        while start < postings.count {
+            let term = postings[start].term
+            var end = start + 1
+            while end < postings.count, postings[end].term == term { end += 1 }
+            lists.append((term, end - start, PostingCodec.encode(postings[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) })))
+            start = end
+        }
+        let count = postings.count
+        postings.removeAll(keepingCapacity: true)
+        try insertSegment(db, lists: lists, postings: count, firstItem: firstItem, lastItem: lastItem, items: items,
+                          deadItems: deadItems, text: text)
+    }
+
+    /// Writes a segment's encoded lists (in term order).
+    static func insertSegment(_ db: Database, lists: [(term: Int64, count: Int, data: [UInt8])], postings: Int,
+                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
+                              text: (Int64) throws -> String) throws {
+        guard postings > 0 else { return }
+        var packed: Data? = nil
+        if postings <= PackedSegment.limit {
+            packed = Data(PackedSegment.encode(try lists.map { ($0.term, try text($0.term), $0.data) }))
+        }
+        try db.cachedStatement(sql: """
+            INSERT INTO segment(firstItem, lastItem, items, postings, deadItems, token, packed) VALUES(?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [firstItem, lastItem, items, postings, deadItems, Int64.random(in: .min ... .max), packed])
+        guard packed == nil else { return }
+        let segment = db.lastInsertedRowID
+        let insert = try db.cachedStatement(sql: "INSERT INTO postings(term, segment, count, data) VALUES(?, ?, ?, ?)")
+        let handle = insert.sqliteStatement
+        for list in lists {
+            try bindAndStep(db, handle) {
+                sqlite3_bind_int64(handle, 1, list.term)
+                sqlite3_bind_int64(handle, 2, segment)
+                sqlite3_bind_int64(handle, 3, Int64(list.count))
+                _ = list.data.withUnsafeBytes { sqlite3_bind_blob(handle, 4, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+            }
+        }
+    }
+
+    /// A term's text, from the vocabulary.
+    static func termText(_ db: Database, _ term: Int64) throws -> String {
+        guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT text FROM term WHERE id = ?"), arguments: [term]) else {
+            throw EngineError(.corruptIndex, "the index names a term \(term) that its vocabulary does not have")
+        }
+        return text
+    }
+
+    /// Counts a deleted item against the segment that holds its postings.
+    static func noteDeleted(_ db: Database, item: Int64) throws {
+        try db.cachedStatement(sql: """
+            UPDATE segment SET deadItems = deadItems + 1 WHERE firstItem <= ?1 AND lastItem >= ?1
+            """).execute(arguments: [item])
+    }
+
+    struct SegmentInfo {
+        var id: Int64
+        var firstItem: Int64
+        var lastItem: Int64
+        var items: Int
+        var postings: Int
+        var deadItems: Int
+
+        var level: Int {
+            var level = 0
+            var size = max(postings, 1) / SegmentMerger.levelBase
+            while size > 0 {
+                level += 1
+                size /= SegmentMerger.mergeFactor
+            }
+            return level
+        }
+    }
+
+    static func segments(_ db: Database) throws -> [SegmentInfo] {
+        try Row.fetchAll(db, sql: "SELECT id, firstItem, lastItem, items, postings, deadItems FROM segment ORDER BY firstItem").map {
+            SegmentInfo(id: try $0.stored(0), firstItem: try $0.stored(1), lastItem: try $0.stored(2),
+                        items: try $0.stored(3), postings: try $0.stored(4), deadItems: try $0.stored(5))
+        }
+    }
+
+    /// The next merge the policy asks for, if any: a run of `mergeFactor` adjacent segments of one level (the
+    /// newest such run first), else one segment with too many dead items.
+    static func nextMerge(_ segments: [SegmentInfo]) -> [SegmentInfo]? {
+        var end = segments.count
+        while end > 0 {
+            let level = segments[end - 1].level
+            var start = end - 1
+            while start > 0, segments[start - 1].level == level { start -= 1 }
+            if end - start >= mergeFactor { return Array(segments[(end - mergeFactor)..<end]) }
+            end = start
+        }
+        if let worst = segments.filter({ $0.items > 0 && Double($0.deadItems) > Double($0.items) * expungeShare })
+            .max(by: { Double($0.deadItems) / Double($0.items) < Double($1.deadItems) / Double($1.items) }) {
+            return [worst]
+        }
+        return nil
+    }
+
+    /// A merge read from a snapshot, ready to be written: the heavy part (reading, filtering and encoding every
+    /// posting) runs outside the write lock, so writers never wait for it.
+    struct PreparedMerge {
+        var run: [SegmentInfo]
+        var liveItems: Int
+        /// (term, count, encoded list), in term order.
+        var lists: [(term: Int64, count: Int, data: [UInt8])]
+        var postings: Int
+        /// The terms' texts, when the merged segment is small enough to be packed.
+        var texts: [Int64: String] = [:]
+    }
+
+    /// Reads `run` (adjacent segments, in id order) and encodes it as one segment without the dead postings.
+    static func prepare(_ db: Database, _ run: [SegmentInfo]) throws -> PreparedMerge {
+        guard let first = run.first, let last = run.last else { return PreparedMerge(run: run, liveItems: 0, lists: [], postings: 0) }
+        // The live items of the range, as a bitset relative to its first id.
+        let span = Int(last.lastItem - first.firstItem + 1)
+        var live = [UInt64](repeating: 0, count: span / 64 + 1)
+        var liveCount = 0
+        let cursor = try Int64.fetchCursor(db, sql: "SELECT id FROM item WHERE id BETWEEN ? AND ?",
+                                           arguments: [first.firstItem, last.lastItem])
+        while let id = try cursor.next() {
+            let offset = Int(id - first.firstItem)
+            live[offset >> 6] |= 1 << UInt64(offset & 63)
+            liveCount += 1
+        }
+        @inline(__always) func isLive(_ id: Int64) -> Bool {
+            let offset = Int(id - first.firstItem)
+            return offset >= 0 && offset < span && live[offset >> 6] & (1 << UInt64(offset & 63)) != 0
+        }
+        // Segment by segment through the segment index (never a scan of the whole table); the segments are in id
+        // order, so a term's postings stay sorted once its segments' lists are concatenated in that order.
+        var gathered: [(term: Int64, item: Int64, tiers: UInt8)] = []
+        gathered.reserveCapacity(run.reduce(0) { $0 + $1.postings })
+        let statement = try db.cachedStatement(sql: "SELECT term, data FROM postings INDEXED BY postings_segment WHERE segment = ?")
+        let packedRow = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE id = ? AND packed IS NOT NULL")
+        for segment in run {
+            try IndexStore.forEachRawRow(db, statement, [segment.id]) { h in
+                let term = sqlite3_column_int64(h, 0)
+                try PostingStore.reader(h, column: 1).forEach { item, tiers in
+                    if isLive(item) { gathered.append((term, item, tiers)) }
+                }
+            }
+            try IndexStore.forEachRawRow(db, packedRow, [segment.id]) { h in
+                let count = Int(sqlite3_column_bytes(h, 0))
+                guard count > 0, let pointer = sqlite3_column_blob(h, 0) else { throw PostingCodec.Reader.damaged }
+                let packed = try PackedSegment(UnsafeRawBufferPointer(start: pointer, count: count))
+                for i in packed.terms.indices {
+                    try packed.withList(i) { list in
+                        try list.forEach { item, tiers in
+                            if isLive(item) { gathered.append((packed.terms[i], item, tiers)) }
+                        }
+                    }
+                }
+            }
+        }
+        gathered.sort { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
+        var lists: [(term: Int64, count: Int, data: [UInt8])] = []
+        var start = 0
+        while start < gathered.count {
+            let term = gathered[start].term
+            var end = start + 1
+            while end < gathered.count, gathered[end].term == term { end += 1 }
+            lists.append((term, end - start, PostingCodec.encode(gathered[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) })))
+            start = end
+        }
+        var texts: [Int64: String] = [:]
+        if gathered.count <= PackedSegment.limit {
+            for list in lists { texts[list.term] = try termText(db, list.term) }
+        }
+        return PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: gathered.count, texts: texts)
+    }
+
+    /// Writes a prepared merge unless its segments changed since it was read (another merge took them): returns
+    /// whether it was written. Items deleted since the snapshot stay in the merged lists as dead postings, counted.
+    static func commit(_ db: Database, _ merge: PreparedMerge) throws -> Bool {
+        guard let first = merge.run.first, let last = merge.run.last else { return false }
+        let ids = merge.run.map(\.id)
+        let placeholders = ids.map { _ in "?" }.joined(separator: ",")
+        let arguments = StatementArguments(ids)
+        let present = try Int.fetchOne(db, sql: "SELECT count(*) FROM segment WHERE id IN (\(placeholders))", arguments: arguments) ?? 0
+        guard present == ids.count else { return false }
+        let liveNow = try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE id BETWEEN ? AND ?",
+                                       arguments: [first.firstItem, last.lastItem]) ?? 0
+        try db.execute(sql: "DELETE FROM postings WHERE segment IN (\(placeholders))", arguments: arguments)
+        try db.execute(sql: "DELETE FROM segment WHERE id IN (\(placeholders))", arguments: arguments)
+        try insertSegment(db, lists: merge.lists, postings: merge.postings, firstItem: first.firstItem,
+                          lastItem: last.lastItem, items: merge.liveItems, deadItems: max(0, merge.liveItems - liveNow)) { term in
+            if let text = merge.texts[term] { return text }
+            return try termText(db, term)
+        }
+        return true
+    }
+
+    static func bindAndStep(_ db: Database, _ handle: OpaquePointer, _ bind: () -> Void) throws {
+        sqlite3_reset(handle)
+        bind()
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+        sqlite3_reset(handle)
+    }
+}
+
+/// SQLite's "copy the bytes now" destructor, which Swift cannot import as a constant.
+let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,0 +1,312 @@
+import Foundation
+import GRDB
+import SpotlightQueryLanguage
+import SpotlightTestSupport
+import XCTest
+@testable import SpotlightEngine
+
+/// The segment text index (format 2): the posting codec, dead postings of updated and deleted items, the merge
+/// policy, and the upgrade of format 1 stores.
+final class SegmentTests: XCTestCase {
+    var directory: URL!
+    var store: IndexStore!
+    let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("segments-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try IndexStore(url: directory.appendingPathComponent("index.sqlite"))
+    }
+
+    override func tearDownWithError() throws {
+        try? store?.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func item(_ id: String, title: String, text: String? = nil, hint: Double? = nil) -> StoredItem {
+        var attributes: [String: AttributeValue] = ["title": .string(title)]
+        if let text { attributes["textContent"] = .string(text) }
+        if let hint { attributes["rankingHint"] = .double(hint) }
+        return StoredItem(uniqueIdentifier: id, domainIdentifier: nil, expirationDate: .distantFuture, attributes: attributes)
+    }
+
+    func search(_ text: String, limit: Int = 0, lists: Bool = true) throws -> [String] {
+        var options = TextSearchOptions(limit: limit)
+        options.now = now
+        options.usePrefixLists = lists
+        return try store.search(text, options: options).map(\.item.uniqueIdentifier)
+    }
+
+    /// Items matching a query-language string through the planner's index lookups.
+    func planned(_ query: String) throws -> [String] {
+        let expression = try QueryParser.parse(query)
+        let calendar = Calendar(identifier: .gregorian)
+        let compiled = CompiledQuery(expression, now: now, calendar: calendar)
+        return try store.items(matching: compiled, plan: QueryPlanner.plan(expression, now: now, calendar: calendar),
+                               options: QueryOptions(limit: 0, now: now)).map(\.uniqueIdentifier)
+    }
+
+    // MARK: - The codec
+
+    func testCodecRoundTripsAcrossBlockBoundariesAndLargeGaps() throws {
+        var random = SplitMix64(state: 7)
+        for count in [1, 2, 127, 128, 129, 255, 256, 257, 1_000, 5_000] {
+            var item: Int64 = Int64(random.next() % 10) + 1
+            var postings: [(item: Int64, tiers: UInt8)] = []
+            for _ in 0..<count {
+                postings.append((item, UInt8(random.next() % 31) + 1))
+                // Small gaps mostly, some huge ones (ids far apart after churn).
+                item += random.next() % 20 == 0 ? Int64(random.next() % 1_000_000_000) + 1 : Int64(random.next() % 4) + 1
+            }
+            let bytes = PostingCodec.encode(postings)
+            let decoded = try PostingCodec.decode(bytes)
+            XCTAssertEqual(decoded.map(\.item), postings.map(\.item), "count \(count)")
+            XCTAssertEqual(decoded.map(\.tiers), postings.map(\.tiers), "count \(count)")
+            // Dense lists cost about one byte per posting.
+            if count >= 1_000 { XCTAssertLessThan(bytes.count, count * 3) }
+        }
+    }
+
+    func testBlockSkippingVisitsEveryCandidate() throws {
+        var random = SplitMix64(state: 11)
+        let postings = (1...3_000).map { (item: Int64($0 * 3), tiers: UInt8(1 << ($0 % 4))) }
+        let bytes = PostingCodec.encode(postings)
+        for _ in 0..<50 {
+            let candidates = (0..<Int(random.next() % 40 + 1)).map { _ in Int64(random.next() % 9_100) }
+            let wanted = Set(candidates)
+            var seen: [Int64: UInt8] = [:]
+            var decodedBlocks = 0
+            try bytes.withUnsafeBytes { raw in
+                let reader = try PostingCodec.Reader(raw)
+                var last: Int64 = -1
+                try reader.forEach(near: Array(wanted).sorted()) { item, tiers in
+                    if item <= last { decodedBlocks += 1 }
+                    last = item
+                    seen[item] = tiers
+                }
+            }
+            for posting in postings where wanted.contains(posting.item) {
+                XCTAssertEqual(seen[posting.item], posting.tiers, "candidate \(posting.item) was skipped")
+            }
+            XCTAssertLessThanOrEqual(seen.count, wanted.count * PostingCodec.blockSize, "only blocks near candidates are decoded")
+        }
+    }
+
+    func testDamagedPostingBytesThrowAndNeverTrap() throws {
+        var random = SplitMix64(state: 3)
+        let postings = (1...700).map { (item: Int64($0 * 5), tiers: UInt8($0 % 15 + 1)) }
+        let good = PostingCodec.encode(postings)
+        var thrown = 0
+        for round in 0..<3_000 {
+            var bytes = good
+            switch round % 3 {
+            case 0:
+                for _ in 0..<Int(random.next() % 4 + 1) {
+                    bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+                }
+            case 1:
+                bytes.removeLast(Int(random.next() % UInt64(bytes.count)))
+            default:
+                bytes = (0..<Int(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            }
+            do {
+                let decoded = try PostingCodec.decode(bytes)
+                // What decodes is still a strictly increasing list.
+                XCTAssertEqual(decoded.map(\.item), decoded.map(\.item).sorted())
+            } catch let error as EngineError {
+                XCTAssertEqual(error.code, .corruptIndex)
+                thrown += 1
+            }
+        }
+        XCTAssertGreaterThan(thrown, 1_000)
+    }
+
+    // MARK: - Dead postings and merges
+
+    func testUpdatedAndDeletedItemsNeverMatchTheirOldWords() throws {
+        try store.apply((0..<50).map { .upsert(item("i\($0)", title: "apple \($0)")) }, now: now)
+        try store.apply((0..<25).map { .upsert(item("i\($0)", title: "banana \($0)")) }, now: now)
+        try store.apply([.delete(identifiers: ["i30", "i31"])], now: now)
+        XCTAssertEqual(Set(try search("apple")), Set((25..<50).filter { $0 != 30 && $0 != 31 }.map { "i\($0)" }))
+        XCTAssertEqual(Set(try search("banana")), Set((0..<25).map { "i\($0)" }))
+        XCTAssertEqual(Set(try search("appl", lists: false)), Set(try search("appl")))
+        // The query language and the planners see the same.
+        XCTAssertEqual(try planned(#"title == "apple*"cd"#).count, 23)
+        XCTAssertEqual(try planned(#"title == "banana*"cd"#).count, 25)
+        XCTAssertEqual(try store.count(now: now), 48)
+        try store.checkIntegrity()
+    }
+
+    func testManySmallCommitsAreMergedAndResultsStayTheSame() throws {
+        for i in 0..<200 {
+            try store.apply([.upsert(item("i\(i)", title: "word\(i % 7) common", text: "body \(i)", hint: Double(i % 100)))], now: now)
+        }
+        let before = try search("comm", limit: 20, lists: false)
+        try store.performMaintenance()
+        let segments = try store.segmentSummary()
+        XCTAssertLessThan(segments.count, SegmentMerger.mergeFactor * 3, "200 commits leave few segments: \(segments.count)")
+        XCTAssertEqual(segments.reduce(0) { $0 + $1.items }, 200)
+        XCTAssertEqual(try search("comm", limit: 20, lists: false), before)
+        XCTAssertEqual(try search("comm", limit: 20), before)
+        XCTAssertEqual(try search("word3").count, 29)
+        try store.checkIntegrity()
+    }
+
+    func testCommitsScheduleMergesInTheBackground() throws {
+        try store.apply((0..<2_000).map { .upsert(item("big\($0)", title: "bulk item \($0)", text: "some body text \($0)")) }, now: now)
+        for i in 0..<30 {
+            try store.apply([.upsert(item("big\(i)", title: "single \(i)"))], now: now)
+            store.waitForMaintenance()
+        }
+        let segments = try store.segmentSummary()
+        XCTAssertLessThan(segments.count, 10, "the writes' own maintenance merged the small segments: \(segments)")
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM segment WHERE packed IS NULL") }, 1,
+                       "the bulk segment is stored as rows, the small ones packed")
+        XCTAssertEqual(Set(try search("single")).count, 30)
+        XCTAssertEqual(Set(try search("bulk")).count, 1_970)
+    }
+
+    func testChurnDropsDeadPostingsAndKeepsDiskBounded() throws {
+        let batch = (0..<500).map { item("i\($0)", title: "title \($0) words", text: String(repeating: "lorem ipsum dolor \($0) ", count: 5)) }
+        try store.apply(batch.map { .upsert($0) }, now: now)
+        try store.performMaintenance()
+        func textIndexBytes() throws -> Int {
+            try store.read {
+                try Int.fetchOne($0, sql: """
+                    SELECT coalesce((SELECT sum(length(data)) FROM postings), 0)
+                         + coalesce((SELECT sum(length(packed)) FROM segment), 0)
+                    """) ?? 0
+            }
+        }
+        let fresh = try textIndexBytes()
+        for _ in 0..<5 {
+            try store.apply(batch.map { .upsert($0) }, now: now)
+            try store.performMaintenance()
+        }
+        let after = try textIndexBytes()
+        XCTAssertGreaterThan(fresh, 0)
+        XCTAssertLessThan(Double(after), Double(fresh) * 1.3, "dead postings are merged away: \(after) bytes against \(fresh)")
+        let segments = try store.segmentSummary()
+        XCTAssertEqual(segments.reduce(0) { $0 + $1.items - $1.deadItems }, 500)
+        XCTAssertEqual(Set(try search("lorem")).count, 500)
+        try store.checkIntegrity()
+    }
+
+    func testMergePolicyMergesRunsOfOneLevelNewestFirst() {
+        func info(_ id: Int64, postings: Int, dead: Int = 0, items: Int = 10) -> SegmentMerger.SegmentInfo {
+            .init(id: id, firstItem: id * 100, lastItem: id * 100 + 99, items: items, postings: postings, deadItems: dead)
+        }
+        XCTAssertNil(SegmentMerger.nextMerge((1...7).map { info($0, postings: 10) }))
+        XCTAssertEqual(SegmentMerger.nextMerge((1...9).map { info($0, postings: 10) })?.map(\.id), Array(2...9))
+        // A big segment between small ones splits the run.
+        let mixed = (1...4).map { info($0, postings: 10) } + [info(5, postings: 1_000_000)] + (6...9).map { info($0, postings: 10) }
+        XCTAssertNil(SegmentMerger.nextMerge(mixed))
+        // Too many dead items: rewritten alone.
+        XCTAssertEqual(SegmentMerger.nextMerge([info(1, postings: 10), info(2, postings: 10, dead: 5)])?.map(\.id), [2])
+    }
+
+    func testReadsNeverWriteEvenWhenMaintenanceIsDue() throws {
+        for i in 0..<40 {
+            try store.apply([.upsert(item("i\(i)", title: "entry \(i)"))], now: now)
+        }
+        store.waitForMaintenance()
+        let writes = store.writeTransactions.load(ordering: .relaxed)
+        for text in ["e", "en", "ent", "entry", "entry 1", "zz", ""] { _ = try search(text) }
+        _ = try planned(#"title == "entry*""#)
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(store.writeTransactions.load(ordering: .relaxed), writes)
+    }
+
+    // MARK: - Upgrading format 1
+
+    /// Writes a store the way format 1 did: one `posting` row per (term, item), ids reused in place by updates.
+    func makeFormat1Store(at url: URL, items: [StoredItem], clientState: Data?) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                PRAGMA journal_mode = WAL;
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB);
+                CREATE TABLE item(id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, domain TEXT, expires REAL NOT NULL,
+                    hint REAL, lastUsed REAL, attrs BLOB NOT NULL);
+                CREATE INDEX item_domain ON item(domain) WHERE domain IS NOT NULL;
+                CREATE INDEX item_expires ON item(expires);
+                CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE posting(term INTEGER NOT NULL, item INTEGER NOT NULL, tiers INTEGER NOT NULL,
+                    PRIMARY KEY(term, item)) WITHOUT ROWID;
+                CREATE TABLE attrValue(attr TEXT NOT NULL, value REAL NOT NULL, item INTEGER NOT NULL,
+                    PRIMARY KEY(attr, value, item)) WITHOUT ROWID;
+                CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL) WITHOUT ROWID;
+                INSERT INTO meta(key, value) VALUES('formatVersion', 1);
+                """)
+            if let clientState {
+                try db.execute(sql: "INSERT INTO meta(key, value) VALUES('clientState', ?)", arguments: [clientState])
+            }
+            for (n, item) in items.enumerated() {
+                let id = Int64(n + 1)
+                try db.execute(sql: "INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs) VALUES(?, ?, ?, ?, ?, NULL, ?)",
+                               arguments: [id, item.uniqueIdentifier, item.domainIdentifier,
+                                           item.expirationDate.timeIntervalSinceReferenceDate, item.rankingHint,
+                                           Data(ValueCodec.encode(attributes: item.attributes, custom: item.customAttributes))])
+                for (text, tiers) in TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes, domain: item.domainIdentifier) {
+                    try db.execute(sql: "INSERT OR IGNORE INTO term(text) VALUES(?)", arguments: [text])
+                    try db.execute(sql: "UPDATE term SET df = df + 1 WHERE text = ?", arguments: [text])
+                    try db.execute(sql: "INSERT INTO posting(term, item, tiers) SELECT id, ?, ? FROM term WHERE text = ?",
+                                   arguments: [id, Int(tiers), text])
+                }
+            }
+            // A posting left behind by damage in format 1: dropped by the upgrade, not carried over.
+            try db.execute(sql: "INSERT INTO posting(term, item, tiers) SELECT id, 9999, 1 FROM term LIMIT 1")
+        }
+        try queue.close()
+    }
+
+    func testFormat1StoresAreUpgradedInPlaceWithNothingLost() throws {
+        try store.close()
+        let url = directory.appendingPathComponent("old.sqlite")
+        let items = (0..<300).map { item("old\($0)", title: "legacy record \($0)", text: "kept text \($0 % 10)", hint: Double($0 % 50)) }
+        try makeFormat1Store(at: url, items: items, clientState: Data("token-41".utf8))
+        store = try IndexStore(url: url)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") }, 2)
+        XCTAssertFalse(try store.read { try $0.tableExists("posting") })
+        XCTAssertEqual(try store.clientState(), Data("token-41".utf8))
+        XCTAssertEqual(try store.count(now: now), 300)
+        XCTAssertEqual(try search("legacy").count, 300)
+        XCTAssertEqual(try search("7 kept").count, 30)
+        try store.checkIntegrity()
+        // Writes after the upgrade get new ids above the old ones, so old segments never see them.
+        try store.apply([.upsert(item("old5", title: "renamed")), .upsert(item("new", title: "legacy newcomer"))], now: now)
+        XCTAssertEqual(try search("legacy").count, 300)
+        XCTAssertEqual(try search("renamed"), ["old5"])
+        try store.checkIntegrity()
+        // Opening it again changes nothing.
+        try store.close()
+        store = try IndexStore(url: url)
+        XCTAssertEqual(try search("legacy").count, 300)
+    }
+
+    func testAFormat1StoreThatCannotBeUpgradedIsUnavailableNotRecovered() throws {
+        try store.close()
+        store = nil
+        let folder = directory.appendingPathComponent("readonly")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("old.sqlite")
+        try makeFormat1Store(at: url, items: [item("a", title: "alpha")], clientState: nil)
+        // Checkpoint so the file alone holds it, then take write permission away from everyone but root… and root:
+        // open it read-only the way the engine would for another user.
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: url.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path) }
+        if access(url.path, W_OK) == 0 {
+            // Running as root, which may write anyway: the read-only path is then checked through its own function.
+            let pool = try DatabasePool(path: url.path)
+            XCTAssertThrowsError(try IndexStore.checkFormat(pool, url: url)) { error in
+                XCTAssertEqual((error as? EngineError)?.code, .indexUnavailable)
+            }
+            try pool.close()
+        } else {
+            XCTAssertThrowsError(try IndexStore(url: url)) { error in
+                XCTAssertEqual((error as? EngineError)?.code, .indexUnavailable)
+            }
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: url.path), "never moved aside")
+    }
+}
