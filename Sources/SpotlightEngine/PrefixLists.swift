@@ -41,26 +41,76 @@ enum PrefixLists {
         }
     }
 
-    /// The changes of one transaction, applied once at its end: a flat list of events (cheap to record during a
-    /// bulk load), replayed per prefix in order.
+    /// The changes of one transaction, applied once at its end. A bulk load offers every item to a few dozen
+    /// prefixes, so per prefix only the `capacity` best items added are kept (nothing below them could enter the
+    /// list), with a note that some were left out (the list is then not complete).
     struct Changes {
-        /// `key` nil: the item leaves the prefix's list.
-        var events: [(prefix: String, item: Int64, key: Double?, uid: String)] = []
+        /// The best items added to one prefix in the transaction. Invariant: every kept entry precedes every
+        /// dropped one (so the kept ones are the best of all offered, and what was dropped ranks below them all).
+        struct Added {
+            var entries: [Entry] = []
+            /// The position of the entry every other one precedes, once `entries` is full.
+            var lastIndex = 0
+            /// The best entry left out, if any.
+            var bestDropped: Entry? = nil
 
-        var isEmpty: Bool { events.isEmpty }
+            mutating func insert(_ entry: Entry) {
+                if let bestDropped, !Entry.precedes(entry, bestDropped) {
+                    drop(entry)
+                    return
+                }
+                if entries.count < capacity {
+                    entries.append(entry)
+                    if entries.count == capacity { findLast() }
+                    return
+                }
+                if Entry.precedes(entry, entries[lastIndex]) {
+                    drop(entries[lastIndex])
+                    entries[lastIndex] = entry
+                    findLast()
+                } else {
+                    drop(entry)
+                }
+            }
+
+            private mutating func drop(_ entry: Entry) {
+                if bestDropped == nil || Entry.precedes(entry, bestDropped!) { bestDropped = entry }
+            }
+
+            /// Takes out an item added earlier in the transaction; returns whether it was there.
+            mutating func remove(_ item: Int64) -> Bool {
+                guard let i = entries.firstIndex(where: { $0.item == item }) else { return false }
+                entries.remove(at: i)
+                return true
+            }
+
+            private mutating func findLast() {
+                var last = 0
+                for i in entries.indices where Entry.precedes(entries[last], entries[i]) { last = i }
+                lastIndex = last
+            }
+        }
+
+        var added: [String: Added] = [:]
+        /// Items of earlier transactions that leave the prefix's list.
+        var removed: [String: Set<Int64>] = [:]
+
+        var isEmpty: Bool { added.isEmpty && removed.isEmpty }
 
         /// Long prefixes that have lists (read once per transaction).
         var hot: Set<String> = []
 
         mutating func add(item: Int64, uid: String, terms: [String: UInt8], hintPoints: Double) {
             for (prefix, points) in PrefixLists.bestPoints(terms, hot: hot) {
-                events.append((prefix, item, points + hintPoints, uid))
+                added[prefix, default: Added()].insert(Entry(item: item, key: points + hintPoints, uid: uid))
             }
         }
 
         mutating func remove(item: Int64, terms: [String: UInt8]) {
             for prefix in PrefixLists.bestPoints(terms, hot: hot).keys {
-                events.append((prefix, item, nil, ""))
+                // An item added in this transaction and removed again (ids are never reused, so no list holds it).
+                if added[prefix]?.remove(item) == true { continue }
+                removed[prefix, default: []].insert(item)
             }
         }
     }
@@ -119,16 +169,10 @@ enum PrefixLists {
 
     static func apply(_ changes: Changes, db: Database, now: Date = Date()) throws {
         guard !changes.isEmpty else { return }
-        // The final state, per prefix, of each item touched in this transaction: its key, or nil if it left.
-        var finals: [String: [Int64: (key: Double, uid: String)?]] = [:]
-        for event in changes.events {
-            finals[event.prefix, default: [:]][event.item] = .some(event.key.map { ($0, event.uid) })
-        }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
         let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)")
         // Sorted, so that pages of the prefix table are written in order.
-        for prefix in finals.keys.sorted() {
-            let final = finals[prefix] ?? [:]
+        for prefix in Set(changes.added.keys).union(changes.removed.keys).sorted() {
             var entries: [Entry] = []
             var complete = true
             var exists = false
@@ -139,19 +183,22 @@ enum PrefixLists {
             }
             let before = entries
             let wasComplete = complete
-            if !entries.isEmpty {
-                entries.removeAll { final[$0.item] != nil }
+            if let removed = changes.removed[prefix], !entries.isEmpty {
+                entries.removeAll { removed.contains($0.item) }
             }
-            // A full, truncated list only takes items that beat its smallest entry.
-            let threshold = (!complete && entries.count == capacity) ? entries.last : nil
-            for (item, value) in final {
-                guard let value else { continue }
-                let entry = Entry(item: item, key: value.key, uid: value.uid)
-                if let threshold, !Entry.precedes(entry, threshold) {
-                    complete = false
-                    continue
+            // An incomplete list's outsiders all rank below its last entry, and a search relies on it: such a list
+            // only takes items that beat its last entry.
+            let threshold = complete ? nil : entries.last
+            if let added = changes.added[prefix] {
+                for entry in added.entries {
+                    if let threshold, !Entry.precedes(entry, threshold) { continue }
+                    entries.append(entry)
                 }
-                entries.append(entry)
+                // Items left out of the transaction's best: only entries above all of them may stay.
+                if let dropped = added.bestDropped {
+                    complete = false
+                    entries.removeAll { !Entry.precedes($0, dropped) }
+                }
             }
             entries.sort(by: Entry.precedes)
             if entries.count > capacity {

@@ -217,6 +217,36 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(store.writeTransactions.load(ordering: .relaxed), writes)
     }
 
+    /// Prefix lists kept by writers under random batches of inserts, replacements and deletes give exactly what
+    /// ranking every match gives (the lists' invariant: whatever is not in a list ranks below its last entry).
+    func testPrefixListsStayExactUnderRandomBatches() throws {
+        var random = SplitMix64(state: 99)
+        let words = ["apple", "apricot", "april", "ample", "amber", "banana", "band", "bandit", "ab", "abc"]
+        var live = Set<String>()
+        for round in 0..<40 {
+            var operations: [IndexOperation] = []
+            for _ in 0..<Int(random.next() % (round % 2 == 0 ? 120 : 500) + 1) {
+                let id = "i\(random.next() % 400)"
+                if random.next() % 4 == 0 {
+                    operations.append(.delete(identifiers: [id]))
+                    live.remove(id)
+                } else {
+                    let title = (0..<Int(random.next() % 3 + 1)).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined(separator: " ")
+                    operations.append(.upsert(item(id, title: title, hint: Double(random.next() % 101))))
+                    live.insert(id)
+                }
+            }
+            try store.apply(operations, now: now)
+            if round % 5 == 4 { try store.performMaintenance() }
+            for prefix in ["a", "ab", "ap", "apr", "b", "ban", "am"] {
+                for limit in [5, 20, 50, 63] {
+                    XCTAssertEqual(try search(prefix, limit: limit), try search(prefix, limit: limit, lists: false), "round \(round), \(prefix), limit \(limit)")
+                }
+            }
+        }
+        XCTAssertEqual(try store.count(now: now), live.count)
+    }
+
     // MARK: - Upgrading format 1
 
     /// Writes a store the way format 1 did: one `posting` row per (term, item), ids reused in place by updates.
