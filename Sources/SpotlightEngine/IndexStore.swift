@@ -316,6 +316,10 @@ public final class IndexStore: Sendable {
         try refuseIfReadOnly()
         var newTerms: [String: Int64] = [:]
         var segmentsChanged = false
+        // Tokenizing and encoding, on every core and before taking the write lock.
+        let hot = operations.count >= PreparedUpsert.parallelThreshold
+            ? ((try? read { try PrefixLists.hotPrefixes($0) }) ?? []) : []
+        var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, PreparedUpsert.window), hot: hot)
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
@@ -327,8 +331,12 @@ public final class IndexStore: Sendable {
                 }
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now)
                 try writer.purgeExpired(now: now)
-                for operation in operations {
-                    try writer.apply(operation)
+                for (position, operation) in operations.enumerated() {
+                    if position > 0, position % PreparedUpsert.window == 0 {
+                        prepared = PreparedUpsert.prepare(
+                            operations, in: position..<min(operations.count, position + PreparedUpsert.window), hot: hot)
+                    }
+                    try writer.apply(operation, prepared: prepared[position])
                 }
                 try writer.finish()
                 switch clientState {

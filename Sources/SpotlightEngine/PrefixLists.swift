@@ -91,49 +91,108 @@ enum PrefixLists {
             }
         }
 
-        var added: [String: Added] = [:]
+        var added: [UInt64: Added] = [:]
+        var addedLong: [String: Added] = [:]
         /// Items of earlier transactions that leave the prefix's list.
-        var removed: [String: Set<Int64>] = [:]
+        var removed: [UInt64: Set<Int64>] = [:]
+        var removedLong: [String: Set<Int64>] = [:]
 
-        var isEmpty: Bool { added.isEmpty && removed.isEmpty }
+        var isEmpty: Bool { added.isEmpty && removed.isEmpty && addedLong.isEmpty && removedLong.isEmpty }
 
         /// Long prefixes that have lists (read once per transaction).
         var hot: Set<String> = []
 
         mutating func add(item: Int64, uid: String, terms: [String: UInt8], hintPoints: Double) {
-            for (prefix, points) in PrefixLists.bestPoints(terms, hot: hot) {
+            add(item: item, uid: uid, points: PrefixLists.bestPoints(terms, hot: hot), hintPoints: hintPoints)
+        }
+
+        /// `points`: the item's `bestPoints` for this transaction's `hot` set.
+        mutating func add(item: Int64, uid: String, points: PrefixPoints, hintPoints: Double) {
+            for (prefix, points) in points.short {
                 added[prefix, default: Added()].insert(Entry(item: item, key: points + hintPoints, uid: uid))
+            }
+            for (prefix, points) in points.long {
+                addedLong[prefix, default: Added()].insert(Entry(item: item, key: points + hintPoints, uid: uid))
             }
         }
 
         mutating func remove(item: Int64, terms: [String: UInt8]) {
-            for prefix in PrefixLists.bestPoints(terms, hot: hot).keys {
+            let points = PrefixLists.bestPoints(terms, hot: hot)
+            for prefix in points.short.keys {
                 // An item added in this transaction and removed again (ids are never reused, so no list holds it).
                 if added[prefix]?.remove(item) == true { continue }
                 removed[prefix, default: []].insert(item)
             }
+            for prefix in points.long.keys {
+                if addedLong[prefix]?.remove(item) == true { continue }
+                removedLong[prefix, default: []].insert(item)
+            }
+        }
+
+        /// Every change by prefix text.
+        func byPrefix() -> [String: (added: Added?, removed: Set<Int64>?)] {
+            var result: [String: (added: Added?, removed: Set<Int64>?)] = [:]
+            for (key, value) in added { result[PrefixLists.shortPrefix(key), default: (nil, nil)].added = value }
+            for (key, value) in removed { result[PrefixLists.shortPrefix(key), default: (nil, nil)].removed = value }
+            for (key, value) in addedLong { result[key, default: (nil, nil)].added = value }
+            for (key, value) in removedLong { result[key, default: (nil, nil)].removed = value }
+            return result
         }
     }
 
-    /// The best word points per prefix of an item's free-text terms.
-    static func bestPoints(_ terms: [String: UInt8], hot: Set<String> = []) -> [String: Double] {
-        var result: [String: Double] = [:]
-        let limit = hot.isEmpty ? eagerPrefixLength : maxPrefixLength
+    /// The best word points per prefix of an item's free-text terms: prefixes of 1…3 scalars as packed integers
+    /// (`shortKey`; a bulk load computes tens of millions of them), longer ones that have lists (`hot`) as text.
+    struct PrefixPoints: Sendable {
+        var short: [UInt64: Double] = [:]
+        var long: [String: Double] = [:]
+    }
+
+    /// A prefix of 1…3 scalars as one integer: 21 bits per scalar, first scalar highest (no term contains NUL, so
+    /// a shorter prefix never collides with a longer one).
+    @inline(__always)
+    static func shortKey(_ scalars: (UInt32, UInt32, UInt32)) -> UInt64 {
+        UInt64(scalars.0) << 42 | UInt64(scalars.1) << 21 | UInt64(scalars.2)
+    }
+
+    static func shortPrefix(_ key: UInt64) -> String {
+        var view = String.UnicodeScalarView()
+        for shift in [42, 21, 0] as [UInt64] {
+            let value = UInt32((key >> shift) & 0x1F_FFFF)
+            if value != 0, let scalar = Unicode.Scalar(value) { view.append(scalar) }
+        }
+        return String(view)
+    }
+
+    static func bestPoints(_ terms: [String: UInt8], hot: Set<String> = []) -> PrefixPoints {
+        var result = PrefixPoints()
+        result.short.reserveCapacity(terms.count * 2)
         for (term, tiers) in terms {
             guard let tier = TextIndexer.bestTier(tiers) else { continue }
-            let scalars = term.unicodeScalars
-            var prefix = String.UnicodeScalarView()
+            let weight = Ranking.tierWeights[tier]
+            var scalars: (UInt32, UInt32, UInt32) = (0, 0, 0)
             var length = 0
-            for scalar in scalars {
-                prefix.append(scalar)
+            var iterator = term.unicodeScalars.makeIterator()
+            var next = iterator.next()
+            while let scalar = next, length < eagerPrefixLength {
                 length += 1
-                let isWhole = length == scalars.count
-                let key = String(prefix)
-                if length <= eagerPrefixLength || hot.contains(key) {
-                    let points = Ranking.tierWeights[tier] * Ranking.kindFactor(isWhole ? .exact : .prefix)
-                    if points > result[key] ?? -1 { result[key] = points }
+                switch length {
+                case 1: scalars.0 = scalar.value
+                case 2: scalars.1 = scalar.value
+                default: scalars.2 = scalar.value
                 }
-                if length == limit { break }
+                next = iterator.next()
+                let points = weight * Ranking.kindFactor(next == nil ? .exact : .prefix)
+                let key = shortKey(scalars)
+                if points > result.short[key] ?? -1 { result.short[key] = points }
+            }
+            guard !hot.isEmpty, next != nil else { continue }
+            // Longer prefixes, only those with lists.
+            let all = Array(term.unicodeScalars)
+            for end in (eagerPrefixLength + 1)...min(all.count, maxPrefixLength) {
+                let key = String(String.UnicodeScalarView(all[..<end]))
+                guard hot.contains(key) else { continue }
+                let points = weight * Ranking.kindFactor(end == all.count ? .exact : .prefix)
+                if points > result.long[key] ?? -1 { result.long[key] = points }
             }
         }
         return result
@@ -172,7 +231,9 @@ enum PrefixLists {
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
         let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)")
         // Sorted, so that pages of the prefix table are written in order.
-        for prefix in Set(changes.added.keys).union(changes.removed.keys).sorted() {
+        let changed = changes.byPrefix()
+        for prefix in changed.keys.sorted() {
+            let change = changed[prefix]!
             var entries: [Entry] = []
             var complete = true
             var exists = false
@@ -183,13 +244,13 @@ enum PrefixLists {
             }
             let before = entries
             let wasComplete = complete
-            if let removed = changes.removed[prefix], !entries.isEmpty {
+            if let removed = change.removed, !entries.isEmpty {
                 entries.removeAll { removed.contains($0.item) }
             }
             // An incomplete list's outsiders all rank below its last entry, and a search relies on it: such a list
             // only takes items that beat its last entry.
             let threshold = complete ? nil : entries.last
-            if let added = changes.added[prefix] {
+            if let added = change.added {
                 for entry in added.entries {
                     if let threshold, !Entry.precedes(entry, threshold) { continue }
                     entries.append(entry)

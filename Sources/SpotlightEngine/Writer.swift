@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 
 /// The write path of one transaction.
 ///
@@ -34,10 +35,10 @@ struct Writer {
         self.prefixes.hot = (try? PrefixLists.hotPrefixes(db)) ?? []
     }
 
-    mutating func apply(_ operation: IndexOperation) throws {
+    mutating func apply(_ operation: IndexOperation, prepared: PreparedUpsert? = nil) throws {
         switch operation {
         case .upsert(let item, let isUpdate, let cleared, let clearedCustom):
-            try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom)
+            try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom, prepared: isUpdate ? nil : prepared)
         case .delete(let identifiers):
             // Deviation: deleting an identifier or domain with NUL deletes nothing. Such a key cannot be stored
             // (`IndexStore.validate`), so it matches nothing; binding it would cut it at the NUL and delete another.
@@ -148,7 +149,8 @@ struct Writer {
         }
     }
 
-    private mutating func upsert(_ item: StoredItem, isUpdate: Bool, cleared: Set<String>, clearedCustom: Set<String>) throws {
+    private mutating func upsert(_ item: StoredItem, isUpdate: Bool, cleared: Set<String>, clearedCustom: Set<String>,
+                                 prepared: PreparedUpsert?) throws {
         let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?"),
                                         arguments: [item.uniqueIdentifier])
         if item.expirationDate <= now {
@@ -177,7 +179,7 @@ struct Writer {
         }
         let merged = StoredItem(uniqueIdentifier: item.uniqueIdentifier, domainIdentifier: domain,
                                 expirationDate: item.expirationDate, attributes: attributes, customAttributes: custom)
-        let bytes = Data(ValueCodec.encode(attributes: attributes, custom: custom))
+        let bytes = prepared?.bytes ?? Data(ValueCodec.encode(attributes: attributes, custom: custom))
         let hint = merged.rankingHint
         let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
         if pendingPostings.count >= SegmentMerger.flushThreshold { try flushSegment() }
@@ -185,16 +187,20 @@ struct Writer {
         try db.cachedStatement(sql: "INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs) VALUES(?, ?, ?, ?, ?, ?, ?)")
             .execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
                                  hint, lastUsed, bytes])
-        let newTerms = TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
+        let newTerms = prepared?.terms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
         for (text, tiers) in newTerms {
             let termID = try termID(for: text)
             pendingPostings.append((termID, id, tiers))
             dfDelta[termID, default: 0] += 1
         }
-        prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms,
-                     hintPoints: Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now))
+        let hintPoints = Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
+        if let prepared, prepared.hot == prefixes.hot {
+            prefixes.add(item: id, uid: item.uniqueIdentifier, points: prepared.prefixPoints, hintPoints: hintPoints)
+        } else {
+            prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms, hintPoints: hintPoints)
+        }
         let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
-        for entry in AttributeValueIndex.values(attributes: attributes, custom: custom) {
+        for entry in prepared?.values ?? AttributeValueIndex.values(attributes: attributes, custom: custom) {
             try insertValue.execute(arguments: [entry.attribute, entry.value, id])
         }
     }
@@ -221,5 +227,52 @@ struct Writer {
         let id = db.lastInsertedRowID
         newTerms[text] = id
         return id
+    }
+}
+
+/// What an upsert needs that depends on the item alone, computed before the write transaction and on every core
+/// (`prepare`): a bulk load spends most of its time tokenizing and encoding, and none of that needs the write
+/// lock.
+struct PreparedUpsert: Sendable {
+    var terms: [String: UInt8]
+    var values: Set<AttributeValueIndex.Entry>
+    var bytes: Data
+    /// The item's best word points per prefix for the long prefixes that had lists when it was prepared
+    /// (`hot`); used only if the transaction finds the same set.
+    var prefixPoints: PrefixLists.PrefixPoints
+    var hot: Set<String>
+
+    /// Below this many replacing upserts a batch is prepared inside the transaction, as before.
+    static let parallelThreshold = 64
+
+    /// The prepared form of each replacing upsert (`isUpdate == false`, whose attributes are the item's own), by
+    /// position in `operations`; empty for small batches.
+    /// Operations prepared at once: a larger batch is prepared a window at a time, so memory stays bounded.
+    static let window = 16_384
+
+    static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>) -> [Int: PreparedUpsert] {
+        let positions = range.filter {
+            if case .upsert(_, false, _, _) = operations[$0] { return true }
+            return false
+        }
+        guard positions.count >= parallelThreshold else { return [:] }
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let chunk = (positions.count + workers - 1) / workers
+        let results = Mutex<[Int: PreparedUpsert]>([:])
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var local: [Int: PreparedUpsert] = [:]
+            for position in positions.dropFirst(worker * chunk).prefix(chunk) {
+                guard case .upsert(let item, _, _, _) = operations[position] else { continue }
+                let terms = TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes,
+                                              domain: item.domainIdentifier)
+                local[position] = PreparedUpsert(
+                    terms: terms,
+                    values: AttributeValueIndex.values(attributes: item.attributes, custom: item.customAttributes),
+                    bytes: Data(ValueCodec.encode(attributes: item.attributes, custom: item.customAttributes)),
+                    prefixPoints: PrefixLists.bestPoints(terms, hot: hot), hot: hot)
+            }
+            results.withLock { $0.merge(local) { a, _ in a } }
+        }
+        return results.withLock { $0 }
     }
 }
