@@ -14,7 +14,6 @@ let package = Package(
         .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
         .library(name: "MobileCoreServices", targets: ["MobileCoreServices"]),
         .library(name: "SpotlightQueryLanguage", targets: ["SpotlightQueryLanguage"]),
-        .library(name: "SpotlightEngine", targets: ["SpotlightEngine"]),
         .library(name: "SpotlightGRDB", targets: ["SpotlightGRDB"]),
         .library(name: "SpotlightSystem", targets: ["SpotlightSystem"]),
         .library(name: "SpotlightTestSupport", targets: ["SpotlightTestSupport"]),
@@ -32,7 +31,8 @@ let package = Package(
         // The Spotlight query language: lexer, parser, AST, canonical printer, diagnostics, evaluation semantics.
         // No SQL, no storage.
         .target(name: "SpotlightQueryLanguage", dependencies: ["SpotlightText"]),
-        // Storage (SQLite through GRDB), the text index, query execution and ranking.
+        // Storage (SQLite through GRDB), the text index, query execution and ranking. Package-visible only: apps use
+        // OpenCoreSpotlight (and AppSearch), the system half SpotlightSystem.
         .target(
             name: "SpotlightEngine",
             dependencies: [

@@ -30,14 +30,68 @@ public struct AppSearch: Sendable {
         public var item: CSSearchableItem {
             ItemConversion.searchableItem(stored, fetchAttributes: nil)
         }
+        /// The item's unique identifier.
+        public var uniqueIdentifier: String { stored.uniqueIdentifier }
         /// The engine's copy of the item.
-        public let stored: StoredItem
+        package let stored: StoredItem
         /// The name of the index holding the item (`_default` for the default index).
         public let indexName: String
         /// Higher is better.
         public let score: Double
-        /// Why the result scored what it did.
-        public let explanation: RankingExplanation
+        /// Why the result scored what it did: its parts add up to `score`.
+        public let explanation: Explanation
+    }
+
+    /// Why a result scored what it did (`Documentation/Ranking.md`): one entry per query word, plus the static
+    /// signals. The parts add up to the result's score.
+    public struct Explanation: Sendable, Hashable, CustomStringConvertible {
+        /// How a query word matched a word of the item.
+        public enum MatchKind: String, Sendable, Hashable {
+            case exact, prefix, typo
+        }
+
+        /// Where in the item a word matched, best first.
+        public enum Field: Int, Sendable, Hashable {
+            /// `title`, `displayName`.
+            case name = 0
+            /// `keywords`, `alternateNames`.
+            case keywords = 1
+            /// `contentDescription` and other descriptions.
+            case description = 2
+            /// `textContent`, other text, custom keys searchable by default.
+            case body = 3
+        }
+
+        /// One query word's best match in the item.
+        public struct WordMatch: Sendable, Hashable {
+            public var queryWord: String
+            /// The item's word (folded) it matched.
+            public var matchedWord: String
+            public var kind: MatchKind
+            public var field: Field
+            public var points: Double
+        }
+
+        public var words: [WordMatch]
+        public var rankingHintPoints: Double
+        public var recencyPoints: Double
+        public var engagementPoints: Double
+        /// The sum of every part: the result's score.
+        public var total: Double
+        public let description: String
+
+        init(_ engine: RankingExplanation) {
+            words = engine.words.map {
+                WordMatch(queryWord: $0.queryWord, matchedWord: $0.matchedTerm,
+                          kind: MatchKind(rawValue: $0.kind.rawValue) ?? .exact,
+                          field: Field(rawValue: $0.tier) ?? .body, points: $0.points)
+            }
+            rankingHintPoints = engine.rankingHintPoints
+            recencyPoints = engine.recencyPoints
+            engagementPoints = engine.engagementPoints
+            total = engine.total
+            description = engine.description
+        }
     }
 
     /// Searches the app's indexes for typed text.
@@ -46,15 +100,21 @@ public struct AppSearch: Sendable {
     ///   - text: what the user typed. Empty text returns items by `rankingHint` and `lastUsedDate`.
     ///   - limit: the number of results, best first (0: all).
     ///   - boosts: extra points per unique identifier (engagement), bounded by the caller.
-    public func search(_ text: String, limit: Int = 20, boosts: [String: Double] = [:],
-                       filter: (@Sendable (StoredItem) -> Bool)? = nil) throws -> [Result] {
+    public func search(_ text: String, limit: Int = 20, boosts: [String: Double] = [:]) throws -> [Result] {
+        try search(text, limit: limit, boosts: boosts, filter: nil)
+    }
+
+    /// `search` with a predicate on the engine's items (the system's own filters).
+    package func search(_ text: String, limit: Int = 20, boosts: [String: Double] = [:],
+                        filter: (@Sendable (StoredItem) -> Bool)?) throws -> [Result] {
         var options = TextSearchOptions(limit: limit)
         options.boosts = boosts
         options.filter = filter
         do {
             // The one search path (`AppIndexes`): the app's own indexes, the one merge rule.
             return try AppIndexes(applicationIdentifier: applicationIdentifier, root: root).search(text, options: options).map {
-                Result(stored: $0.hit.item, indexName: $0.indexName, score: $0.hit.score, explanation: $0.hit.explanation)
+                Result(stored: $0.hit.item, indexName: $0.indexName, score: $0.hit.score,
+                       explanation: Explanation($0.hit.explanation))
             }
         } catch {
             throw CSIndexError.from(error)

@@ -188,7 +188,7 @@ public struct SavedUserActivity: Sendable, Hashable {
     public var lastVisit: Date?
     public var expirationDate: Date { stored.expirationDate }
     /// The engine's copy (attributes for display: `title`, `contentDescription`, `phoneNumbers`…).
-    public let stored: StoredItem
+    package let stored: StoredItem
 
     enum Key {
         static let type = "_activityType"
@@ -203,7 +203,7 @@ public struct SavedUserActivity: Sendable, Hashable {
     }
 
     /// Reads a saved activity from its stored item; `nil` if the item is not a saved activity.
-    public init?(_ stored: StoredItem) {
+    package init?(_ stored: StoredItem) {
         func custom(_ key: String) -> AttributeValue? { stored.customAttributes[key]?.value }
         guard case .string(let type)? = custom(Key.type) else { return nil }
         self.stored = stored
@@ -286,7 +286,7 @@ public struct SavedUserActivity: Sendable, Hashable {
     /// by domain "so you can delete them with deleteSearchableItems(withDomainIdentifiers:)"). `CSSearchableIndex`
     /// calls it once a deletion is committed. Returns the deleted activities' identifiers.
     @discardableResult
-    public static func cascade(afterDeleting operations: [IndexOperation], onDefaultIndex: Bool = true,
+    package static func cascade(afterDeleting operations: [IndexOperation], onDefaultIndex: Bool = true,
                                applicationIdentifier app: String = OpenSpotlight.applicationIdentifier,
                                rootDirectory root: URL = OpenSpotlight.rootDirectory) throws -> [String] {
         var deletedIdentifiers: Set<String> = []
@@ -340,8 +340,8 @@ public struct SavedUserActivity: Sendable, Hashable {
 
     /// The app's live item with this identifier in any of its indexes (not the activity index), with the name of
     /// the index holding it.
-    public static func item(withIdentifier identifier: String, applicationIdentifier app: String,
-                            rootDirectory root: URL) throws -> (item: StoredItem, indexName: String)? {
+    package static func item(withIdentifier identifier: String, applicationIdentifier app: String,
+                             rootDirectory root: URL) throws -> (item: StoredItem, indexName: String)? {
         for name in StoreLocation.indexNames(app: app, root: root) where name != indexName {
             let store = try StoreRegistry.store(app: app, indexName: name, root: root, create: false)
             if let item = try store.item(withIdentifier: identifier) { return (item, name) }

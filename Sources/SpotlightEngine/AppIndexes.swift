@@ -12,28 +12,28 @@ import Foundation
 /// The app's indexes are its default index and its named ones; system indexes (`_activities`, and any other name
 /// starting with `_`) hold what the system shows and are not the app's items. Merged hits are ordered by score
 /// (higher first), then unique identifier, then index name, so equal scores always come out in the same order.
-public struct AppIndexes: Sendable {
-    public let applicationIdentifier: String
-    public let root: URL
+package struct AppIndexes: Sendable {
+    package let applicationIdentifier: String
+    package let root: URL
 
-    public init(applicationIdentifier: String, root: URL) {
+    package init(applicationIdentifier: String, root: URL) {
         self.applicationIdentifier = applicationIdentifier
         self.root = root
     }
 
     /// Whether an index name is one of the app's own indexes (not a system index).
-    public static func isAppIndex(_ name: String) -> Bool {
+    package static func isAppIndex(_ name: String) -> Bool {
         name == StoreLocation.defaultIndexName || !name.hasPrefix("_")
     }
 
     /// The app's own indexes that have a store file, by name.
-    public func indexNames() -> [String] {
+    package func indexNames() -> [String] {
         StoreLocation.indexNames(app: applicationIdentifier, root: root).filter(Self.isAppIndex)
     }
 
     /// Opens the app's own indexes (never creating one). An index that cannot be opened fails the call; one removed
     /// since it was listed is left out.
-    public func stores() throws -> [(name: String, store: IndexStore)] {
+    package func stores() throws -> [(name: String, store: IndexStore)] {
         try indexNames().compactMap { name in
             do {
                 return (name, try StoreRegistry.store(app: applicationIdentifier, indexName: name, root: root, create: false))
@@ -45,17 +45,17 @@ public struct AppIndexes: Sendable {
     }
 
     /// A hit and the index it came from.
-    public struct Hit: Sendable {
-        public var indexName: String
-        public var hit: SearchHit
-        public init(indexName: String, hit: SearchHit) {
+    package struct Hit: Sendable {
+        package var indexName: String
+        package var hit: SearchHit
+        package init(indexName: String, hit: SearchHit) {
             self.indexName = indexName
             self.hit = hit
         }
     }
 
     /// The one merge rule: score (higher first), then unique identifier, then index name; the best `limit` (0: all).
-    public static func merge(_ hits: [Hit], limit: Int) -> [Hit] {
+    package static func merge(_ hits: [Hit], limit: Int) -> [Hit] {
         var hits = hits
         hits.sort { a, b in
             if a.hit.score != b.hit.score { return a.hit.score > b.hit.score }
@@ -70,7 +70,7 @@ public struct AppIndexes: Sendable {
 
     /// Searches the given stores (by default the app's own) for typed text and merges the hits; `options.limit`
     /// bounds each store's hits and the merged list.
-    public func search(_ text: String, options: TextSearchOptions,
+    package func search(_ text: String, options: TextSearchOptions,
                        in stores: [(name: String, store: IndexStore)]? = nil) throws -> [Hit] {
         // Every store gets the same options, so the same clock: recency scores compare.
         var hits: [Hit] = []

@@ -1,5 +1,5 @@
 /// How a catalogued attribute's value is shaped.
-public enum AttributeKind: Sendable, Hashable {
+package enum AttributeKind: Sendable, Hashable {
     /// One string (`String?`; also `UTType?`, stored as the type identifier).
     case string
     /// An array of strings (`[String]?`).
@@ -23,7 +23,7 @@ public enum AttributeKind: Sendable, Hashable {
 }
 
 /// How strongly an attribute's text counts in free-text search; lower tiers rank higher.
-public enum TextTier: Int, Sendable, Comparable {
+package enum TextTier: Int, Sendable, Comparable {
     /// What the item is called: `title`, `displayName`.
     case name = 0
     /// Words the item is tagged with: `keywords`, `alternateNames`.
@@ -33,21 +33,21 @@ public enum TextTier: Int, Sendable, Comparable {
     /// The item's body and every other human-readable text: `textContent`, people, places, credits, …
     case body = 3
 
-    public static func < (lhs: TextTier, rhs: TextTier) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: TextTier, rhs: TextTier) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// One attribute of `CSSearchableItemAttributeSet`, as the engine sees it.
-public struct AttributeDescriptor: Sendable, Hashable {
+package struct AttributeDescriptor: Sendable, Hashable {
     /// The attribute's name: the Swift property name, which is also the storage key and the name used in queries.
-    public let name: String
+    package let name: String
     /// The shape of its value.
-    public let kind: AttributeKind
+    package let kind: AttributeKind
     /// Its tier in free-text search, or `nil` when it is searchable only by naming it in a query.
-    public let textTier: TextTier?
+    package let textTier: TextTier?
     /// The Spotlight `kMDItem…` name accepted as an alias in queries, if there is one.
-    public let mdItemAlias: String?
+    package let mdItemAlias: String?
 
-    public init(name: String, kind: AttributeKind, textTier: TextTier?, mdItemAlias: String?) {
+    package init(name: String, kind: AttributeKind, textTier: TextTier?, mdItemAlias: String?) {
         self.name = name
         self.kind = kind
         self.textTier = textTier
@@ -83,10 +83,10 @@ public struct AttributeDescriptor: Sendable, Hashable {
 /// are Spotlight's own names for the same data, as listed in the specification (§3.5); a `kMDItem…` name that maps
 /// to no attribute here resolves to `nil`, and the query layer treats it as an attribute no item has.
 /// `kMDItemIdentifier` is not an alias of `identifier`: queries resolve it to the item's `uniqueIdentifier`.
-public enum AttributeCatalog {
+package enum AttributeCatalog {
     /// Every catalogued attribute, in Apple's header order (General, Actions, Containment, Item provider,
     /// Documents, Events, Media, Music, Images, Messaging, Places, Apple Intelligence).
-    public static let all: [AttributeDescriptor] = [
+    package static let all: [AttributeDescriptor] = [
         // General
         .init("displayName", .string, .name, "kMDItemDisplayName"),
         .init("alternateNames", .strings, .keyword, "kMDItemAlternateNames"),
@@ -292,7 +292,7 @@ public enum AttributeCatalog {
     ]
 
     /// The descriptor for a property name, an Objective-C spelling or a `kMDItem…` alias; `nil` if none.
-    public static func descriptor(named name: String) -> AttributeDescriptor? {
+    package static func descriptor(named name: String) -> AttributeDescriptor? {
         byName[name]
     }
 

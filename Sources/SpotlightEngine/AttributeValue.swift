@@ -5,7 +5,7 @@ import Foundation
 /// The engine never sees Apple's Objective-C-shaped types (`NSNumber`, `CSPerson`, …): the API layer converts them to
 /// `AttributeValue` on the way in and back on the way out, preserving the kind (a `Bool` stays a `Bool`, a `Date`
 /// stays a `Date`) so that values round-trip type-exactly.
-public enum AttributeValue: Sendable, Hashable {
+package enum AttributeValue: Sendable, Hashable {
     case string(String)
     case int(Int64)
     case double(Double)
@@ -23,13 +23,13 @@ public enum AttributeValue: Sendable, Hashable {
 }
 
 /// The engine's representation of `CSPerson`.
-public struct PersonValue: Sendable, Hashable {
-    public var displayName: String?
-    public var handles: [String]
-    public var handleIdentifier: String
-    public var contactIdentifier: String?
+package struct PersonValue: Sendable, Hashable {
+    package var displayName: String?
+    package var handles: [String]
+    package var handleIdentifier: String
+    package var contactIdentifier: String?
 
-    public init(displayName: String?, handles: [String], handleIdentifier: String, contactIdentifier: String? = nil) {
+    package init(displayName: String?, handles: [String], handleIdentifier: String, contactIdentifier: String? = nil) {
         self.displayName = displayName
         self.handles = handles
         self.handleIdentifier = handleIdentifier
@@ -41,11 +41,11 @@ extension AttributeValue {
     /// The deepest nesting of arrays the engine stores (a plain value has depth 0, an array of strings depth 1).
     /// Deeper values are refused with `.invalidItem` when written and are damage when read (`ValueCodec`), so no
     /// path recurses deeper than this.
-    public static let maximumNestingDepth = 64
+    package static let maximumNestingDepth = 64
 
     /// How deeply arrays nest in this value, counted without recursion (a hostile value may nest deeper than the
     /// stack allows) and without looking further than one level past `limit`.
-    public func nestingDepth(upTo limit: Int = AttributeValue.maximumNestingDepth) -> Int {
+    package func nestingDepth(upTo limit: Int = AttributeValue.maximumNestingDepth) -> Int {
         var deepest = 0
         var pending: [(AttributeValue, Int)] = [(self, 0)]
         while let (value, depth) = pending.popLast() {
@@ -62,7 +62,7 @@ extension AttributeValue {
 
     /// Every string this value contributes to text search, in order (array elements, a person's name and handles,
     /// every localization).
-    public var searchableStrings: [String] {
+    package var searchableStrings: [String] {
         switch self {
         case .string(let s): return [s]
         case .url(let u): return [u.absoluteString]
@@ -74,13 +74,13 @@ extension AttributeValue {
     }
 
     /// The elements of an array value, or the value itself.
-    public var elements: [AttributeValue] {
+    package var elements: [AttributeValue] {
         if case .array(let a) = self { return a }
         return [self]
     }
 
     /// The numeric value, if this is a number or a Boolean (stored as 0/1).
-    public var numericValue: Double? {
+    package var numericValue: Double? {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
@@ -90,7 +90,7 @@ extension AttributeValue {
     }
 
     /// A rough size in bytes, used for the documented per-value limits.
-    public var approximateByteCount: Int {
+    package var approximateByteCount: Int {
         switch self {
         case .string(let s): return s.utf8.count
         case .int, .double, .date: return 8

@@ -14,16 +14,16 @@ import SpotlightText
 /// - for any query: 0.25 per unit, up to 0.5.
 ///
 /// Stored in `apps/<app>/engagement.sqlite` beside the app's indexes.
-public final class EngagementStore: Sendable {
-    public static let halfLife: TimeInterval = 30 * 86_400
-    public static let maxQueryPoints = 1.5
-    public static let maxGeneralPoints = 0.5
+package final class EngagementStore: Sendable {
+    package static let halfLife: TimeInterval = 30 * 86_400
+    package static let maxQueryPoints = 1.5
+    package static let maxGeneralPoints = 0.5
 
     let pool: DatabasePool
-    public let url: URL
+    package let url: URL
 
     /// The engagement store of an app, created on first use.
-    public static func forApp(_ app: String, root: URL? = nil) throws -> EngagementStore {
+    package static func forApp(_ app: String, root: URL? = nil) throws -> EngagementStore {
         let url = StoreLocation.appDirectory(for: app, root: root).appendingPathComponent("engagement.sqlite")
         return try cache.withLock { cache in
             if let store = cache[url.path], FileManager.default.fileExists(atPath: url.path) { return store }
@@ -35,7 +35,7 @@ public final class EngagementStore: Sendable {
 
     private static let cache = LockedBox<[String: EngagementStore]>([:])
 
-    public init(url: URL) throws {
+    package init(url: URL) throws {
         self.url = url
         do {
             try StoreLocation.createPrivateDirectory(url.deletingLastPathComponent())
@@ -64,7 +64,7 @@ public final class EngagementStore: Sendable {
     }
 
     /// The normalized form of a typed query: its folded words joined by one space.
-    public static func normalize(_ query: String) -> String {
+    package static func normalize(_ query: String) -> String {
         Tokenizer.queryTokens(query).joined(separator: " ")
     }
 
@@ -74,7 +74,7 @@ public final class EngagementStore: Sendable {
 
     /// Records that the user engaged with an item (`weight` 1 for a selection, less for a focus) after typing
     /// `query` (nil: outside a search).
-    public func recordItem(_ uniqueIdentifier: String, query: String?, weight: Double = 1, now: Date = Date()) throws {
+    package func recordItem(_ uniqueIdentifier: String, query: String?, weight: Double = 1, now: Date = Date()) throws {
         let normalized = query.map(Self.normalize) ?? ""
         try write { db in
             for q in Set([normalized, ""]) {
@@ -87,7 +87,7 @@ public final class EngagementStore: Sendable {
     }
 
     /// Records that the user engaged with a suggested query.
-    public func recordQuery(_ query: String, weight: Double = 1, now: Date = Date()) throws {
+    package func recordQuery(_ query: String, weight: Double = 1, now: Date = Date()) throws {
         let normalized = Self.normalize(query)
         guard !normalized.isEmpty else { return }
         try write { db in
@@ -107,7 +107,7 @@ public final class EngagementStore: Sendable {
     }
 
     /// Engagement points per unique identifier for a typed query.
-    public func boosts(for query: String, now: Date = Date()) throws -> [String: Double] {
+    package func boosts(for query: String, now: Date = Date()) throws -> [String: Double] {
         let normalized = Self.normalize(query)
         return try read { db in
             var boosts: [String: Double] = [:]
@@ -131,7 +131,7 @@ public final class EngagementStore: Sendable {
     }
 
     /// Past engaged queries that start with the typed text, best first, with their decayed weight.
-    public func pastQueries(startingWith query: String, limit: Int = 10, now: Date = Date()) throws -> [(query: String, weight: Double)] {
+    package func pastQueries(startingWith query: String, limit: Int = 10, now: Date = Date()) throws -> [(query: String, weight: Double)] {
         let normalized = Self.normalize(query)
         guard !normalized.isEmpty else { return [] }
         return try read { db in
@@ -148,7 +148,7 @@ public final class EngagementStore: Sendable {
     }
 
     /// Forgets everything.
-    public func reset() throws {
+    package func reset() throws {
         try write { try $0.execute(sql: "DELETE FROM engagement; DELETE FROM engagedQuery") }
     }
 

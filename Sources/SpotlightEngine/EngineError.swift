@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// An error raised by the engine, with a code the API layer maps to Apple's error types in one place.
-public struct EngineError: Error, Sendable, CustomStringConvertible, Equatable {
-    public enum Code: Sendable, Hashable {
+package struct EngineError: Error, Sendable, CustomStringConvertible, Equatable {
+    package enum Code: Sendable, Hashable {
         /// The store could not be opened or written (disk full, I/O error, a symbolic link where a store file
         /// belongs).
         case indexUnavailable
@@ -33,15 +33,15 @@ public struct EngineError: Error, Sendable, CustomStringConvertible, Equatable {
         case unknown
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// The error for a failed system call: permission problems as `.permissionDenied`, a symbolic link where a
     /// store file belongs (`ELOOP` under `O_NOFOLLOW`) and everything else as `.indexUnavailable`.

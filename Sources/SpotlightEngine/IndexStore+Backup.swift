@@ -16,7 +16,7 @@ extension IndexStore {
     /// - Returns: the number of item rows in the copy.
     /// - Throws: `EngineError` `.indexUnavailable` when `destination` exists or cannot be written.
     @discardableResult
-    public func backup(to destination: URL) throws -> Int {
+    package func backup(to destination: URL) throws -> Int {
         let fm = FileManager.default
         if fm.fileExists(atPath: destination.path) {
             throw EngineError(.indexUnavailable, "\(destination.path) already exists; a backup never overwrites a file")

@@ -26,16 +26,16 @@ import Darwin
 /// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since
 ///   2001), so attribute filters on them are range lookups (`QueryPlanner`).
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
-public final class IndexStore: Sendable {
+package final class IndexStore: Sendable {
     /// The format this version writes and reads. Format 1 (one `posting` row per term and item) is upgraded in
     /// place when a store is opened for writing (`upgradeFromFormat1`).
-    public static let formatVersion = 2
+    package static let formatVersion = 2
 
     /// How long a connection waits for a lock held by another connection or process before failing with busy.
     static let busyTimeout: TimeInterval = 30
 
     /// The store file.
-    public let url: URL
+    package let url: URL
     let pool: DatabasePool
     private let termCache = LockedBox<[String: Int64]>([:])
     // Fair writes and checkpoints (WriteScheduling.swift).
@@ -51,11 +51,11 @@ public final class IndexStore: Sendable {
     /// How many write transactions this object has run (tests: a read must never start one).
     let writeTransactions = Atomic<Int>(0)
     /// Whether the store's WAL was deleted while it was open; a new `IndexStore` must replace this one.
-    public var needsReopening: Bool { walLost.load(ordering: .relaxed) }
+    package var needsReopening: Bool { walLost.load(ordering: .relaxed) }
 
     /// Whether this process may only read the store: the file (or its folder) is not writable by this user.
     /// Searches work; writes fail with `.permissionDenied`.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
 
     /// Opens (and creates if needed) the store at `url`.
     ///
@@ -66,7 +66,7 @@ public final class IndexStore: Sendable {
     /// - Throws: `EngineError` `.indexUnavailable` when the file cannot be created or opened (or is a symbolic
     ///   link), `.permissionDenied` when this user may not read it, `.corruptIndex` when it is not a readable
     ///   store, `.unsupportedFormat` when a newer version wrote it.
-    public init(url: URL, create: Bool = true) throws {
+    package init(url: URL, create: Bool = true) throws {
         self.url = url
         try StoreLocation.refuseSymbolicLinks(url)
         if !StoreLocation.exists(url) {
@@ -311,7 +311,7 @@ public final class IndexStore: Sendable {
     ///   - clientState: `.set(data)` stores the state with the batch; `.compareAndSet(expected:new:)` first checks
     ///     that the stored state equals `expected` (nil = none stored) and applies nothing if it does not.
     ///   - now: the current time, for purging expired items.
-    public func apply(_ operations: [IndexOperation], clientState: ClientStateChange = .keep, now: Date = Date()) throws {
+    package func apply(_ operations: [IndexOperation], clientState: ClientStateChange = .keep, now: Date = Date()) throws {
         try Self.validate(operations)
         try refuseIfReadOnly()
         var newTerms: [String: Int64] = [:]
@@ -382,7 +382,7 @@ public final class IndexStore: Sendable {
 
     /// Deletes items whose expiration date has passed. Returns how many were deleted.
     @discardableResult
-    public func purgeExpired(now: Date = Date()) throws -> Int {
+    package func purgeExpired(now: Date = Date()) throws -> Int {
         try refuseIfReadOnly()
         let purged = try mapped {
             try writeTransaction { db in
@@ -397,7 +397,7 @@ public final class IndexStore: Sendable {
     }
 
     /// A change of client state that goes with a batch.
-    public enum ClientStateChange: Sendable {
+    package enum ClientStateChange: Sendable {
         case keep
         case set(Data)
         case compareAndSet(expected: Data?, new: Data)
@@ -412,14 +412,14 @@ public final class IndexStore: Sendable {
     }
 
     /// The last client state stored with a batch, or nil if none.
-    public func clientState() throws -> Data? {
+    package func clientState() throws -> Data? {
         try mapped { try pool.read { try Self.clientState($0) } }
     }
 
     // MARK: - Reading
 
     /// The item with this identifier, if it exists and has not expired.
-    public func item(withIdentifier uid: String, now: Date = Date()) throws -> StoredItem? {
+    package func item(withIdentifier uid: String, now: Date = Date()) throws -> StoredItem? {
         guard uid.isStorableKey else { return nil }
         return try mapped {
             try pool.read { db in
@@ -467,12 +467,12 @@ public final class IndexStore: Sendable {
 
     /// The most attribute records `checkIntegrity` decodes: all of them up to this many, else this many spread
     /// evenly over the store.
-    public static let integrityDecodeLimit = 200_000
+    package static let integrityDecodeLimit = 200_000
 
     /// Checks the file's integrity with SQLite's `quick_check`, the store's own invariants, and that its records
     /// decode (every record up to `integrityDecodeLimit`, an even sample beyond), so a store whose records would
     /// fail every reader is reported damaged.
-    public func checkIntegrity() throws {
+    package func checkIntegrity() throws {
         let problems: [String] = try mapped {
             try pool.read { db in
                 var problems = try String.fetchAll(db, sql: "PRAGMA quick_check").filter { $0 != "ok" }
@@ -564,7 +564,7 @@ public final class IndexStore: Sendable {
     /// Closes the store's connections, first moving the WAL into the main file (and emptying it when no other
     /// connection is reading it), so the `.sqlite` file alone holds every committed change. The object must not be
     /// used afterwards.
-    public func close() throws {
+    package func close() throws {
         let first = closed.withLock { closed -> Bool in
             defer { closed = true }
             return !closed

@@ -80,7 +80,7 @@ extension IndexStore {
     /// Runs the store's maintenance now, to the end: every merge the policy asks for, and the prefix lists that
     /// searches asked for. Returns the number of merges. A store opened read-only has none to do.
     @discardableResult
-    public func performMaintenance() throws -> Int {
+    package func performMaintenance() throws -> Int {
         guard !isReadOnly else { return 0 }
         maintenance.wait()
         var merges = try runMaintenance()
@@ -91,7 +91,7 @@ extension IndexStore {
     }
 
     /// Waits for the maintenance that commits have scheduled so far (tests; measuring).
-    public func waitForMaintenance() {
+    package func waitForMaintenance() {
         maintenance.wait()
     }
 
@@ -163,7 +163,7 @@ extension IndexStore {
     }
 
     /// The store's segments, oldest first: (items, postings, dead items) each (inspection, tests).
-    public func segmentSummary() throws -> [(items: Int, postings: Int, deadItems: Int)] {
+    package func segmentSummary() throws -> [(items: Int, postings: Int, deadItems: Int)] {
         try read { db in try SegmentMerger.segments(db).map { ($0.items, $0.postings, $0.deadItems) } }
     }
 }

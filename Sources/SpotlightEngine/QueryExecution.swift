@@ -7,14 +7,14 @@ import SpotlightQueryLanguage
 /// Attribute names resolve, in order, to: the item's identity (`uniqueIdentifier`, `domainIdentifier`,
 /// `expirationDate`), an attribute-set property or its `kMDItem…` alias, a searchable custom key. Unknown names
 /// are absent.
-public struct StoredItemQueryView: QueryItem {
-    public let item: StoredItem
+package struct StoredItemQueryView: QueryItem {
+    package let item: StoredItem
 
-    public init(item: StoredItem) {
+    package init(item: StoredItem) {
         self.item = item
     }
 
-    public func queryValues(forAttribute name: String) -> [QueryValue]? {
+    package func queryValues(forAttribute name: String) -> [QueryValue]? {
         switch name {
         case "uniqueIdentifier", "kMDItemIdentifier":
             return [.string(item.uniqueIdentifier)]
@@ -35,7 +35,7 @@ public struct StoredItemQueryView: QueryItem {
         return nil
     }
 
-    public func defaultSearchableText() -> [String] {
+    package func defaultSearchableText() -> [String] {
         var strings: [String] = []
         for (name, value) in item.attributes where AttributeCatalog.descriptor(named: name)?.textTier != nil {
             strings += value.searchableStrings
@@ -60,14 +60,14 @@ public struct StoredItemQueryView: QueryItem {
 }
 
 /// How a query's matches are wanted.
-public struct QueryOptions: Sendable {
+package struct QueryOptions: Sendable {
     /// At most this many matches (0 = all).
-    public var limit: Int = 0
-    public var now = Date()
+    package var limit: Int = 0
+    package var now = Date()
     /// Checked between rows; returning true stops the scan with `EngineError.cancelled`.
-    public var isCancelled: (@Sendable () -> Bool)? = nil
+    package var isCancelled: (@Sendable () -> Bool)? = nil
 
-    public init(limit: Int = 0, now: Date = Date()) {
+    package init(limit: Int = 0, now: Date = Date()) {
         self.limit = limit
         self.now = now
     }
@@ -76,7 +76,7 @@ public struct QueryOptions: Sendable {
 extension IndexStore {
     /// Every non-expired item matching a compiled query: in index order, except that a query on one attribute's
     /// word or prefix lists the items of its rarest terms first.
-    public func items(matching query: CompiledQuery, plan: QueryPlan = .scan, options: QueryOptions = QueryOptions()) throws
+    package func items(matching query: CompiledQuery, plan: QueryPlan = .scan, options: QueryOptions = QueryOptions()) throws
         -> [StoredItem]
     {
         var results: [StoredItem] = []
@@ -92,7 +92,7 @@ extension IndexStore {
     ///
     /// Candidates come from the inverted index when the plan names them and they are a small part of the store;
     /// otherwise every item is checked in one sequential pass.
-    public func forEachMatch(_ query: CompiledQuery, plan: QueryPlan, options: QueryOptions = QueryOptions(),
+    package func forEachMatch(_ query: CompiledQuery, plan: QueryPlan, options: QueryOptions = QueryOptions(),
                              batchSize: Int = 100, deliver: ([StoredItem]) throws -> Bool) throws {
         let now = options.now.timeIntervalSinceReferenceDate
         // Cancellation reaches SQLite too: a candidate lookup or scan stops mid-statement.
@@ -159,7 +159,7 @@ extension IndexStore {
     // MARK: - Inspection (beyond Apple: the index is not a black box)
 
     /// How many non-expired items the store holds, optionally only in a domain and its subdomains.
-    public func count(domain: String? = nil, now: Date = Date()) throws -> Int {
+    package func count(domain: String? = nil, now: Date = Date()) throws -> Int {
         try read { db in
             if let domain {
                 guard domain.isStorableKey else { return 0 }
@@ -172,7 +172,7 @@ extension IndexStore {
     }
 
     /// Non-expired items in identifier order, a page at a time, optionally only in a domain and its subdomains.
-    public func listItems(domain: String? = nil, after identifier: String? = nil, limit: Int = 100, now: Date = Date()) throws
+    package func listItems(domain: String? = nil, after identifier: String? = nil, limit: Int = 100, now: Date = Date()) throws
         -> [StoredItem]
     {
         try read { db in
@@ -194,7 +194,7 @@ extension IndexStore {
     }
 
     /// Every domain identifier in use, with its number of non-expired items.
-    public func domains(now: Date = Date()) throws -> [(domain: String, count: Int)] {
+    package func domains(now: Date = Date()) throws -> [(domain: String, count: Int)] {
         try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT domain, count(*) AS n FROM item WHERE domain IS NOT NULL AND expires > ?
@@ -211,12 +211,12 @@ extension IndexStore {
     }
 
     /// The number of item rows in the file, expired ones not yet purged included.
-    public func rowCount() throws -> Int {
+    package func rowCount() throws -> Int {
         try read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") ?? 0 }
     }
 
     /// The size of the store's files (database, WAL, shared memory) in bytes.
-    public func diskSize() -> Int {
+    package func diskSize() -> Int {
         [url.path, url.path + "-wal", url.path + "-shm"].reduce(0) { total, path in
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
             return total + (size ?? 0)
@@ -225,7 +225,7 @@ extension IndexStore {
 }
 
 /// How the engine finds the items a query may match.
-public enum QueryPlan: Sendable {
+package enum QueryPlan: Sendable {
     /// Check every item.
     case scan
     /// Check only the items the inverted index names.
@@ -234,7 +234,7 @@ public enum QueryPlan: Sendable {
 
 /// A set of items named by the inverted index: those with a term equal to, or starting with, a folded word.
 /// Intersections (`all`) and unions (`any`) combine lookups.
-public indirect enum TermLookup: Sendable, Hashable {
+package indirect enum TermLookup: Sendable, Hashable {
     case term(String, prefix: Bool)
     /// Like `term`, but only postings whose tier mask meets `tiers` (`TextIndexer`'s bits): the term occurs in an
     /// attribute of those tiers. `keywords == "dja*"` needs a keyword-tier posting, not any posting of `django`.

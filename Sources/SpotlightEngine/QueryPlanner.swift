@@ -10,14 +10,14 @@ import SpotlightText
 /// candidates; `&&` intersects candidate sets, `||` unions them when every branch has one. Everything else
 /// (`!`, numbers, dates, `InRange`, leading wildcards, identifiers) is checked on the candidates, or on every item
 /// when no clause names candidates. Candidates are always a superset: the compiled query decides.
-public enum QueryPlanner {
+package enum QueryPlanner {
     /// The plan for an expression; `now` and `calendar` resolve `$time` as the compiled query does.
-    public static func plan(_ expression: QueryExpression, now: Date = Date(), calendar: Calendar = .current) -> QueryPlan {
+    package static func plan(_ expression: QueryExpression, now: Date = Date(), calendar: Calendar = .current) -> QueryPlan {
         Planning(now: now, calendar: calendar).lookup(expression).map { .candidates($0) } ?? .scan
     }
 
     /// The index lookup that names a superset of the expression's matches, if any.
-    public static func lookup(_ expression: QueryExpression, now: Date = Date(), calendar: Calendar = .current) -> TermLookup? {
+    package static func lookup(_ expression: QueryExpression, now: Date = Date(), calendar: Calendar = .current) -> TermLookup? {
         Planning(now: now, calendar: calendar).lookup(expression)
     }
 }

@@ -17,18 +17,18 @@ import Darwin
 /// ```
 ///
 /// Directories are created with mode 0700 and store files with mode 0600: an index holds the user's private data.
-public enum StoreLocation {
+package enum StoreLocation {
     /// The environment variable that relocates every index (tests and sandboxes use it).
-    public static let rootEnvironmentVariable = "OPENSPOTLIGHT_HOME"
+    package static let rootEnvironmentVariable = "OPENSPOTLIGHT_HOME"
     /// The environment variable that sets the app identifier of the current process when no explicit call did.
-    public static let applicationIdentifierEnvironmentVariable = "OPENSPOTLIGHT_APP_ID"
+    package static let applicationIdentifierEnvironmentVariable = "OPENSPOTLIGHT_APP_ID"
     /// The file name of the store behind `CSSearchableIndex.default()`.
-    public static let defaultIndexName = "_default"
+    package static let defaultIndexName = "_default"
 
     private static let overrides = LockedBox<(root: URL?, app: String?)>((nil, nil))
 
     /// The root directory of every index of this user.
-    public static var rootDirectory: URL {
+    package static var rootDirectory: URL {
         get {
             if let root = overrides.value.root { return root }
             let env = ProcessInfo.processInfo.environment
@@ -46,7 +46,7 @@ public enum StoreLocation {
     /// The user's home: `$HOME` when it is an absolute path (as the XDG Base Directory specification and every
     /// shell use it), else the password database's entry. Foundation's `homeDirectoryForCurrentUser` reads only the
     /// latter on Linux, which writes into the account's real home when `HOME` points elsewhere.
-    public static var homeDirectory: URL {
+    package static var homeDirectory: URL {
         if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") {
             return URL(fileURLWithPath: home, isDirectory: true)
         }
@@ -54,7 +54,7 @@ public enum StoreLocation {
     }
 
     /// Resets `rootDirectory` to what the environment says.
-    public static func resetRootDirectory() {
+    package static func resetRootDirectory() {
         overrides.withLock { $0.root = nil }
     }
 
@@ -66,7 +66,7 @@ public enum StoreLocation {
     /// 2. the `OPENSPOTLIGHT_APP_ID` environment variable;
     /// 3. `Bundle.main.bundleIdentifier`;
     /// 4. the executable's name.
-    public static var applicationIdentifier: String {
+    package static var applicationIdentifier: String {
         get {
             if let app = overrides.value.app { return app }
             if let env = ProcessInfo.processInfo.environment[applicationIdentifierEnvironmentVariable], !env.isEmpty {
@@ -79,31 +79,31 @@ public enum StoreLocation {
     }
 
     /// Forgets an explicit application identifier.
-    public static func resetApplicationIdentifier() {
+    package static func resetApplicationIdentifier() {
         overrides.withLock { $0.app = nil }
     }
 
     /// The directory holding one app's indexes.
-    public static func appDirectory(for app: String, root: URL? = nil) -> URL {
+    package static func appDirectory(for app: String, root: URL? = nil) -> URL {
         (root ?? rootDirectory).appendingPathComponent("apps", isDirectory: true)
             .appendingPathComponent(fileNameComponent(app), isDirectory: true)
     }
 
     /// The store file of one (app, index name).
-    public static func storeURL(app: String, indexName: String, root: URL? = nil) -> URL {
+    package static func storeURL(app: String, indexName: String, root: URL? = nil) -> URL {
         appDirectory(for: app, root: root).appendingPathComponent("indexes", isDirectory: true)
             .appendingPathComponent(fileNameComponent(indexName) + ".sqlite")
     }
 
     /// Every app identifier that has an index directory under the root.
-    public static func installedApps(root: URL? = nil) -> [String] {
+    package static func installedApps(root: URL? = nil) -> [String] {
         let apps = (root ?? rootDirectory).appendingPathComponent("apps", isDirectory: true)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: apps.path)) ?? []
         return names.map(decodeFileNameComponent).sorted()
     }
 
     /// Every index name of an app that has a store file.
-    public static func indexNames(app: String, root: URL? = nil) -> [String] {
+    package static func indexNames(app: String, root: URL? = nil) -> [String] {
         let dir = appDirectory(for: app, root: root).appendingPathComponent("indexes", isDirectory: true)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return names.filter { $0.hasSuffix(".sqlite") }

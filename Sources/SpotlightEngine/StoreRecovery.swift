@@ -22,24 +22,24 @@ import Darwin
 ///
 /// The caller then opens a new, empty store and has the app reindex (`openStore` for an app; the doctor issues a
 /// reindex request).
-public enum StoreRecovery {
+package enum StoreRecovery {
     /// What was rescued: where the store's files went.
-    public struct Rescue: Sendable, Hashable {
+    package struct Rescue: Sendable, Hashable {
         /// The store file as it is now named (its `-wal` and `-shm`, if any, carry the same name plus suffix).
-        public var movedTo: URL
+        package var movedTo: URL
         /// Every file moved: old and new paths.
-        public var movedFiles: [Pair]
-        public var reason: String
+        package var movedFiles: [Pair]
+        package var reason: String
 
-        public struct Pair: Sendable, Hashable {
-            public var from: String
-            public var to: String
+        package struct Pair: Sendable, Hashable {
+            package var from: String
+            package var to: String
         }
     }
 
     /// Whether an error opening or checking a store means the store must be moved aside and rebuilt: damage or a
     /// newer format. Permission problems and other failures to open are not.
-    public static func needsRecovery(_ error: any Error) -> Bool {
+    package static func needsRecovery(_ error: any Error) -> Bool {
         guard let error = error as? EngineError else { return false }
         return error.code == .corruptIndex || error.code == .unsupportedFormat
     }
@@ -49,7 +49,7 @@ public enum StoreRecovery {
     ///
     /// - Throws: the opening error when it is not damage; `.indexUnavailable` when the damaged store cannot be
     ///   moved aside (it is left in place).
-    public static func openStore(app: String, indexName: String, root: URL? = nil) throws -> (store: IndexStore, rescue: Rescue?) {
+    package static func openStore(app: String, indexName: String, root: URL? = nil) throws -> (store: IndexStore, rescue: Rescue?) {
         do {
             return (try StoreRegistry.store(app: app, indexName: indexName, root: root), nil)
         } catch let error where needsRecovery(error) {
@@ -65,7 +65,7 @@ public enum StoreRecovery {
     /// - Throws: `EngineError` `.indexUnavailable` (or `.permissionDenied`) when a file cannot be moved; then every
     ///   file is where it was.
     @discardableResult
-    public static func moveAside(_ url: URL, reason: String, now: Date = Date()) throws -> Rescue {
+    package static func moveAside(_ url: URL, reason: String, now: Date = Date()) throws -> Rescue {
         StoreRegistry.forget(url)
         let suffixes = ["", "-wal", "-shm"].filter { StoreLocation.exists(URL(fileURLWithPath: url.path + $0)) }
         guard !suffixes.isEmpty else {

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Opens each store file once per process and hands out the shared `IndexStore`.
-public enum StoreRegistry {
+package enum StoreRegistry {
     private static let stores = LockedBox<[String: IndexStore]>([:])
 
     /// The store of one (app, index name), opened (and created) on first use.
     ///
     /// - Throws: `.invalidItem` for an app identifier or index name containing NUL (it could not be told apart
     ///   from others in a file name or a C string); what `IndexStore.init` throws.
-    public static func store(app: String, indexName: String, root: URL? = nil, create: Bool = true) throws -> IndexStore {
+    package static func store(app: String, indexName: String, root: URL? = nil, create: Bool = true) throws -> IndexStore {
         // Deviation: an index name with NUL fails every call with invalidItemError (Apple does not say; "" and "\0"
         // would share a file name).
         guard !indexName.utf8.contains(0), !app.utf8.contains(0) else {
@@ -18,7 +18,7 @@ public enum StoreRegistry {
     }
 
     /// The store at a path, opened on first use.
-    public static func store(at url: URL, create: Bool = true) throws -> IndexStore {
+    package static func store(at url: URL, create: Bool = true) throws -> IndexStore {
         let key = url.standardizedFileURL.path
         if let store = stores.value[key] {
             // A store whose file was deleted behind our back (by a user, or `spotlight doctor`) is reopened.
@@ -37,14 +37,14 @@ public enum StoreRegistry {
     }
 
     /// Every store of an app that exists on disk.
-    public static func stores(app: String, root: URL? = nil) throws -> [IndexStore] {
+    package static func stores(app: String, root: URL? = nil) throws -> [IndexStore] {
         try StoreLocation.indexNames(app: app, root: root).map {
             try store(app: app, indexName: $0, root: root, create: false)
         }
     }
 
     /// Drops the cached store for a path (after the file was removed or replaced).
-    public static func forget(_ url: URL) {
+    package static func forget(_ url: URL) {
         let key = url.standardizedFileURL.path
         let removed = stores.withLock { $0.removeValue(forKey: key) }
         try? removed?.close()
@@ -58,7 +58,7 @@ public enum StoreRegistry {
     }()
 
     /// Drops every cached store (tests use it between cases that relocate the root).
-    public static func forgetAll() {
+    package static func forgetAll() {
         let all = stores.withLock { stores -> [IndexStore] in
             defer { stores.removeAll() }
             return Array(stores.values)

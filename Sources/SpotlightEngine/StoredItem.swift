@@ -2,17 +2,17 @@ import Foundation
 import GRDB
 
 /// One item as the engine stores it: identity, lifetime and attribute values.
-public struct StoredItem: Sendable, Hashable {
-    public var uniqueIdentifier: String
-    public var domainIdentifier: String?
+package struct StoredItem: Sendable, Hashable {
+    package var uniqueIdentifier: String
+    package var domainIdentifier: String?
     /// When the item stops existing. Items at or past it are never returned and are purged.
-    public var expirationDate: Date
+    package var expirationDate: Date
     /// Attribute values by attribute name (`"title"`, `"keywords"`, …).
-    public var attributes: [String: AttributeValue]
+    package var attributes: [String: AttributeValue]
     /// Custom attribute values by key name, with the behaviour their key declared.
-    public var customAttributes: [String: CustomAttribute]
+    package var customAttributes: [String: CustomAttribute]
 
-    public init(
+    package init(
         uniqueIdentifier: String, domainIdentifier: String? = nil, expirationDate: Date,
         attributes: [String: AttributeValue] = [:], customAttributes: [String: CustomAttribute] = [:]
     ) {
@@ -24,26 +24,26 @@ public struct StoredItem: Sendable, Hashable {
     }
 
     /// The item's `rankingHint` attribute, clamped to 0…100.
-    public var rankingHint: Double? {
+    package var rankingHint: Double? {
         attributes["rankingHint"]?.numericValue.map { min(max($0, 0), 100) }
     }
 
     /// The item's `lastUsedDate` attribute.
-    public var lastUsedDate: Date? {
+    package var lastUsedDate: Date? {
         if case .date(let d) = attributes["lastUsedDate"] { return d }
         return nil
     }
 }
 
 /// A custom attribute value and the flags of the `CSCustomAttributeKey` that set it.
-public struct CustomAttribute: Sendable, Hashable {
-    public var value: AttributeValue
-    public var isSearchable: Bool
-    public var isSearchableByDefault: Bool
-    public var isUnique: Bool
-    public var isMultiValued: Bool
+package struct CustomAttribute: Sendable, Hashable {
+    package var value: AttributeValue
+    package var isSearchable: Bool
+    package var isSearchableByDefault: Bool
+    package var isUnique: Bool
+    package var isMultiValued: Bool
 
-    public init(
+    package init(
         value: AttributeValue, isSearchable: Bool = true, isSearchableByDefault: Bool = false,
         isUnique: Bool = false, isMultiValued: Bool = false
     ) {
@@ -56,7 +56,7 @@ public struct CustomAttribute: Sendable, Hashable {
 }
 
 /// One change to an index.
-public enum IndexOperation: Sendable, Hashable {
+package enum IndexOperation: Sendable, Hashable {
     /// Insert or replace an item. With `isUpdate`, merge into the stored item instead: only the given attributes
     /// change, `clearedAttributes`/`clearedCustomKeys` are removed, and an item that does not exist is dropped.
     case upsert(StoredItem, isUpdate: Bool, clearedAttributes: Set<String>, clearedCustomKeys: Set<String>)
@@ -68,7 +68,7 @@ public enum IndexOperation: Sendable, Hashable {
     case deleteAll
 
     /// A plain insert-or-replace.
-    public static func upsert(_ item: StoredItem) -> IndexOperation {
+    package static func upsert(_ item: StoredItem) -> IndexOperation {
         .upsert(item, isUpdate: false, clearedAttributes: [], clearedCustomKeys: [])
     }
 }

@@ -3,40 +3,40 @@ import GRDB
 import SpotlightText
 
 /// A ranked free-text search result.
-public struct SearchHit: Sendable {
-    public var item: StoredItem
+package struct SearchHit: Sendable {
+    package var item: StoredItem
     /// Higher is better. Comparable between hits of the same search only.
-    public var score: Double
+    package var score: Double
     /// Why the hit scored what it did.
-    public var explanation: RankingExplanation
+    package var explanation: RankingExplanation
 }
 
 /// The parts of a hit's score, for `explain`.
-public struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
+package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
     /// One entry per query word: which term matched, how, and in which tier.
-    public struct WordMatch: Sendable, Hashable {
-        public var queryWord: String
-        public var matchedTerm: String
-        public var kind: MatchKind
+    package struct WordMatch: Sendable, Hashable {
+        package var queryWord: String
+        package var matchedTerm: String
+        package var kind: MatchKind
         /// 0 name (title, displayName), 1 keywords, 2 description, 3 body.
-        public var tier: Int
-        public var points: Double
+        package var tier: Int
+        package var points: Double
     }
 
-    public enum MatchKind: String, Sendable, Hashable {
+    package enum MatchKind: String, Sendable, Hashable {
         case exact, prefix, typo
     }
 
-    public var words: [WordMatch] = []
-    public var rankingHintPoints: Double = 0
-    public var recencyPoints: Double = 0
-    public var engagementPoints: Double = 0
+    package var words: [WordMatch] = []
+    package var rankingHintPoints: Double = 0
+    package var recencyPoints: Double = 0
+    package var engagementPoints: Double = 0
 
-    public var total: Double {
+    package var total: Double {
         words.reduce(0) { $0 + $1.points } + rankingHintPoints + recencyPoints + engagementPoints
     }
 
-    public var description: String {
+    package var description: String {
         var parts = words.map { "\($0.queryWord)→\($0.matchedTerm) \($0.kind.rawValue) tier \($0.tier): \(String(format: "%.2f", $0.points))" }
         if rankingHintPoints != 0 { parts.append("rankingHint: \(String(format: "%.2f", rankingHintPoints))") }
         if recencyPoints != 0 { parts.append("recency: \(String(format: "%.2f", recencyPoints))") }
@@ -56,18 +56,18 @@ public struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
 ///
 /// The static parts together (≤ 5) are bounded below the gap between a name match and a body match of one word, so
 /// they reorder similar text matches but never bury a clearly better one. Ties break on the unique identifier.
-public enum Ranking {
-    public static let tierWeights: [Double] = [8, 4, 2, 1]
-    public static func kindFactor(_ kind: RankingExplanation.MatchKind) -> Double {
+package enum Ranking {
+    package static let tierWeights: [Double] = [8, 4, 2, 1]
+    package static func kindFactor(_ kind: RankingExplanation.MatchKind) -> Double {
         switch kind {
         case .exact: return 1.0
         case .prefix: return 0.8
         case .typo: return 0.6
         }
     }
-    public static let maxRankingHintPoints = 1.5
-    public static let maxRecencyPoints = 1.5
-    public static let recencyHalfLife: TimeInterval = 14 * 86_400
+    package static let maxRankingHintPoints = 1.5
+    package static let maxRecencyPoints = 1.5
+    package static let recencyHalfLife: TimeInterval = 14 * 86_400
 
     static func recencyPoints(lastUsed: Double?, now: Date) -> Double {
         guard let lastUsed else { return 0 }
@@ -82,28 +82,28 @@ public enum Ranking {
 }
 
 /// Options of a free-text search.
-public struct TextSearchOptions: Sendable {
+package struct TextSearchOptions: Sendable {
     /// How many hits to return, best first. 0 = all.
-    public var limit: Int = 20
+    package var limit: Int = 20
     /// Whether the last word is matched as a prefix (search as you type).
-    public var lastWordIsPrefix = true
+    package var lastWordIsPrefix = true
     /// Extra per-item points, by unique identifier (engagement).
-    public var boosts: [String: Double] = [:]
+    package var boosts: [String: Double] = [:]
     /// A predicate every hit must satisfy (attribute filters), checked before ranking.
-    public var filter: (@Sendable (StoredItem) -> Bool)? = nil
+    package var filter: (@Sendable (StoredItem) -> Bool)? = nil
     /// An index lookup naming a superset of the items `filter` accepts (from `QueryPlanner`). When it is selective,
     /// the search starts from those items instead of checking the filter on ranked matches one by one.
-    public var filterLookup: TermLookup? = nil
+    package var filterLookup: TermLookup? = nil
     /// Checked while searching (before, and every 1,000 SQLite instructions): once it returns true the search stops
     /// and throws `EngineError.cancelled` (`CSSearchQuery.cancel()`, a consumer that stopped iterating).
-    public var isCancelled: (@Sendable () -> Bool)? = nil
+    package var isCancelled: (@Sendable () -> Bool)? = nil
     /// Whether words also match terms within their typo budget (`Typos`).
-    public var typoTolerance = true
+    package var typoTolerance = true
     /// Whether one-word searches may use prefix lists (tests turn it off to compare with ranking every match).
     var usePrefixLists = true
-    public var now = Date()
+    package var now = Date()
 
-    public init(limit: Int = 20, lastWordIsPrefix: Bool = true) {
+    package init(limit: Int = 20, lastWordIsPrefix: Bool = true) {
         self.limit = limit
         self.lastWordIsPrefix = lastWordIsPrefix
     }
@@ -112,7 +112,7 @@ public struct TextSearchOptions: Sendable {
 extension IndexStore {
     /// Searches free text: every word must match a word of the item (the last one as a prefix), case and
     /// diacritics ignored; hits are ranked by `Ranking`.
-    public func search(_ text: String, options: TextSearchOptions = TextSearchOptions()) throws -> [SearchHit] {
+    package func search(_ text: String, options: TextSearchOptions = TextSearchOptions()) throws -> [SearchHit] {
         let words = Tokenizer.queryTokens(text)
         // Typed text with nothing searchable in it (only punctuation, symbols or emoji) matches nothing; only text
         // that is empty or blank lists items by rankingHint and recency.

@@ -12,13 +12,13 @@ import GRDBSQLite
 /// - Deviation from Meilisearch: the first letter must be right.
 /// - A word that already matches `expansionThreshold` items or more is not expanded with typos. (Meilisearch counts a typo on the first letter as two; we do not look for
 ///   them at all, which keeps the vocabulary scan to one letter's terms.)
-public enum Typos {
+package enum Typos {
     /// A word is looked up with typos only when fewer than this many items match it exactly or as a prefix
     /// (as Typesense's `typo_tokens_threshold`): a word that already finds plenty is taken as typed.
-    public static let expansionThreshold = 10
+    package static let expansionThreshold = 10
 
     /// The number of typos a word of this length tolerates.
-    public static func budget(for word: String) -> Int {
+    package static func budget(for word: String) -> Int {
         let n = word.unicodeScalars.count
         return n <= 4 ? 0 : (n <= 8 ? 1 : 2)
     }
@@ -59,13 +59,13 @@ public enum Typos {
     }
 
     /// The optimal string alignment distance between two strings, or `limit + 1` when it exceeds `limit`.
-    public static func distance(_ a: String, _ b: String, limit: Int = .max) -> Int {
+    package static func distance(_ a: String, _ b: String, limit: Int = .max) -> Int {
         var matcher = BoundedDistance(a)
         return matcher.distance(to: b.unicodeScalars.map(\.value), limit: limit, prefix: false)
     }
 
     /// The smallest distance between `a` and a beginning of `b`, or `limit + 1` when it exceeds `limit`.
-    public static func prefixDistance(_ a: String, _ b: String, limit: Int = .max) -> Int {
+    package static func prefixDistance(_ a: String, _ b: String, limit: Int = .max) -> Int {
         var matcher = BoundedDistance(a)
         return matcher.distance(to: b.unicodeScalars.map(\.value), limit: limit, prefix: true)
     }

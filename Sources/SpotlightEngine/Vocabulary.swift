@@ -4,7 +4,7 @@ import GRDB
 extension IndexStore {
     /// Indexed terms that start with `prefix`, most frequent first, with the number of items holding them.
     /// Terms no live item holds any more (document frequency 0) are never returned.
-    public func completions(of prefix: String, limit: Int = 10) throws -> [(term: String, count: Int)] {
+    package func completions(of prefix: String, limit: Int = 10) throws -> [(term: String, count: Int)] {
         guard !prefix.isEmpty else { return [] }
         return try read { db in
             try Row.fetchAll(db, sql: """
@@ -14,13 +14,13 @@ extension IndexStore {
     }
 
     /// The number of live items holding exactly this term.
-    public func documentFrequency(of term: String) throws -> Int {
+    package func documentFrequency(of term: String) throws -> Int {
         try read { try Self.documentFrequency($0, word: term, prefix: false) }
     }
 
     /// Indexed terms within the typo budget of `word` (of a beginning of the term when `prefix`), most frequent
     /// first.
-    public func corrections(of word: String, prefix: Bool, limit: Int = 5) throws -> [(term: String, count: Int)] {
+    package func corrections(of word: String, prefix: Bool, limit: Int = 5) throws -> [(term: String, count: Int)] {
         let budget = Typos.budget(for: word)
         guard budget > 0 else { return [] }
         return try read { db in

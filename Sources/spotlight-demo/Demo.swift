@@ -174,7 +174,7 @@ struct Demo {
             print("\n\(query)  (\(results.count) shown, \(String(format: "%.1f", ms)) ms)")
             for result in results {
                 let attributes = result.item.attributeSet
-                print("  \(attributes.title ?? result.stored.uniqueIdentifier) — \(attributes.contentDescription ?? "")")
+                print("  \(attributes.title ?? result.uniqueIdentifier) — \(attributes.contentDescription ?? "")")
             }
         }
         let inspector = IndexInspector(index)
