@@ -11,7 +11,7 @@ func fail(_ message: String) -> Never {
 
 let args = CommandLine.arguments
 guard args.count >= 4 else {
-    fail("usage: openspotlight-test-helper batch-loop|write-loop|query|engine-batch-loop|kill-loop <app> <index> [arguments…]")
+    fail("usage: openspotlight-test-helper batch-loop|write-loop|query|engine-batch-loop|kill-loop|merge-loop <app> <index> [arguments…]")
 }
 let mode = args[1]
 OpenSpotlight.configure(applicationIdentifier: args[2])
@@ -97,6 +97,29 @@ case "engine-batch-loop":
         n += 1
         do { try store.apply(operations, clientState: .set(Data("\(n)".utf8))) } catch { fail("error: \(error)") }
         say("committed \(n)")
+    }
+case "merge-loop":
+    // Single commits that replace random items "m-0…m-<count-1>" (title "item k", keyword token "t<n>": the n-th
+    // write), with merges between them, until killed: SIGKILL lands in segment writes and in merges. Announces
+    // "ack n k" once write n (of item k) is committed.
+    let count = args.count > 4 ? Int(args[4]) ?? 60 : 60
+    let store: IndexStore
+    do { store = try StoreRegistry.store(app: args[2], indexName: args[3]) } catch { fail("cannot open: \(error)") }
+    var random = SystemRandomNumberGenerator()
+    var n = (try? store.clientState()).flatMap { $0 }.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+    say("ready")
+    while true {
+        n += 1
+        let k = Int.random(in: 0..<count, using: &random)
+        let item = StoredItem(uniqueIdentifier: "m-\(k)", domainIdentifier: "merge", expirationDate: .distantFuture,
+                              attributes: ["title": .string("item \(k)"), "keywords": .array([.string("t\(n)")])])
+        do {
+            try store.apply([.upsert(item)], clientState: .set(Data("\(n)".utf8)))
+            say("ack \(n) \(k)")
+            if n % 3 == 0 { try store.performMaintenance() }
+        } catch {
+            fail("error: \(error)")
+        }
     }
 case "kill-loop":
     // Random batches and single writes until killed, for the SIGKILL loop (ProcessTests). Batch n (numbered from

@@ -231,4 +231,73 @@ final class ProcessTests: IndexTestCase {
         FileHandle.standardError.write(Data(line.utf8))
         XCTAssertEqual(figures.lostOrPartial, 0)
     }
+
+    /// Kills a writer that replaces items one commit at a time and merges segments in between, at random moments
+    /// (in segment writes, in merges, between them), while this process reads the same store: after every kill the
+    /// store passes its integrity check (every posting list decodes and lies in its segment), every acknowledged
+    /// write is there, and every item is found by its current token and never by an older one (no dead posting
+    /// comes back, no live one is lost in a merge).
+    func testSIGKILLDuringMergesLosesNothingAndReadersStayExact() throws {
+        let kills = Int(ProcessInfo.processInfo.environment["OPENSPOTLIGHT_KILLS"] ?? "") ?? 12
+        var random = SystemRandomNumberGenerator()
+        var lastToken: [Int: Int] = [:]       // item → the newest acknowledged write of it
+        var everToken: [Int: Set<Int>] = [:]  // item → every write of it seen
+        var acknowledged = 0
+        let url = try StoreLocation.storeURL(app: app, indexName: "merges", root: root)
+        for round in 0..<kills {
+            let (process, pipe) = try helper(["merge-loop", app, "merges", "40"])
+            XCTAssertTrue(waitForLine(pipe) { $0 == "ready" }, "the writer starts")
+            // Read the store from here while the child merges (other connections, same file).
+            let reader = try IndexStore(url: url, create: false)
+            let deadline = Date().addingTimeInterval(Double.random(in: 0.05...0.6, using: &random))
+            var searches = 0
+            while Date() < deadline {
+                var options = TextSearchOptions(limit: 100)
+                options.typoTolerance = false
+                let hits = try reader.search("item", options: options)
+                XCTAssertLessThanOrEqual(hits.count, 40, "round \(round): an item is never found twice")
+                XCTAssertEqual(Set(hits.map(\.item.uniqueIdentifier)).count, hits.count)
+                searches += 1
+            }
+            XCTAssertGreaterThan(searches, 0)
+            try reader.close()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            for line in output.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard words.count == 3, words[0] == "ack", let n = Int(words[1]), let k = Int(words[2]) else { continue }
+                lastToken[k] = max(lastToken[k] ?? 0, n)
+                everToken[k, default: []].insert(n)
+                acknowledged += 1
+            }
+            StoreRegistry.forgetAll()
+            let store = try IndexStore(url: url, create: false)
+            defer { try? store.close() }
+            try store.checkIntegrity()
+            var options = TextSearchOptions(limit: 0)
+            options.typoTolerance = false
+            options.lastWordIsPrefix = false
+            let all = try store.search("item", options: options)
+            for hit in all {
+                let k = Int(hit.item.uniqueIdentifier.dropFirst(2)) ?? -1
+                guard case .array(let keywords)? = hit.item.attributes["keywords"], case .string(let token)? = keywords.first,
+                      let n = Int(token.dropFirst()) else {
+                    XCTFail("round \(round): \(hit.item.uniqueIdentifier) has no token")
+                    continue
+                }
+                XCTAssertGreaterThanOrEqual(n, lastToken[k] ?? 0, "round \(round): item \(k) lost its acknowledged write")
+                everToken[k, default: []].insert(n)
+                XCTAssertEqual(try store.search(token, options: options).map(\.item.uniqueIdentifier), [hit.item.uniqueIdentifier],
+                               "round \(round): found by its current token")
+                for old in everToken[k, default: []] where old < n {
+                    XCTAssertEqual(try store.search("t\(old)", options: options).count, 0,
+                                   "round \(round): item \(k) is found by its old token t\(old)")
+                }
+            }
+            XCTAssertEqual(Set(all.map(\.item.uniqueIdentifier)), Set(lastToken.keys.map { "m-\($0)" }),
+                           "round \(round): every acknowledged item is there")
+        }
+        XCTAssertGreaterThan(acknowledged, kills, "the writer got some writes done between kills")
+    }
 }
