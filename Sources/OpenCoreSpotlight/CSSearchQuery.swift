@@ -40,7 +40,7 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
     private var _foundItemsHandler: (([CSSearchableItem]) -> Void)?
     private var _completionHandler: (((any Error)?) -> Void)?
 
-    /// Items per `foundItemsHandler` call.
+    /// Items per `foundItemsHandler` call, at most (the first call gets at most 20, a screenful).
     public static let batchSize = 100
 
     /// Creates a query with a query string and a context.

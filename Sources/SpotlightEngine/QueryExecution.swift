@@ -87,13 +87,15 @@ extension IndexStore {
         return results
     }
 
-    /// Calls `deliver` with batches of matching items (at most `batchSize` each) until it returns false, the
+    /// Calls `deliver` with batches of matching items (at most `batchSize` each; the first at most
+    /// `firstBatchSize`, so the first results arrive as soon as a screenful is found) until it returns false, the
     /// limit is reached or the items run out.
     ///
     /// Candidates come from the inverted index when the plan names them and they are a small part of the store;
     /// otherwise every item is checked in one sequential pass.
     package func forEachMatch(_ query: CompiledQuery, plan: QueryPlan, options: QueryOptions = QueryOptions(),
-                             batchSize: Int = 100, deliver: ([StoredItem]) throws -> Bool) throws {
+                             batchSize: Int = 100, firstBatchSize: Int = 20,
+                             deliver: ([StoredItem]) throws -> Bool) throws {
         let now = options.now.timeIntervalSinceReferenceDate
         // Cancellation reaches SQLite too: a candidate lookup or scan stops mid-statement.
         try read(cancelledWhen: options.isCancelled) { db in
@@ -110,7 +112,7 @@ extension IndexStore {
                 guard query.matches(StoredItemQueryView(item: item)) else { return true }
                 batch.append(item)
                 delivered += 1
-                if batch.count >= batchSize {
+                if batch.count >= (delivered == batch.count ? min(firstBatchSize, batchSize) : batchSize) {
                     let more = try deliver(batch)
                     batch.removeAll(keepingCapacity: true)
                     if !more { stopped = true; return false }
@@ -278,18 +280,21 @@ package indirect enum TermLookup: Sendable, Hashable {
     /// are included: the caller reads the item row and skips those it does not find.
     static func forEachPosting(_ db: Database, word: String, prefix: Bool, tiers: UInt8,
                                _ body: (Int64) throws -> Bool) throws {
-        let terms = prefix
-            ? try Int64.fetchAll(db, sql: "SELECT id FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY df, text",
-                                 arguments: [word, word + "\u{10FFFF}"])
-            : try Int64.fetchAll(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word])
-        var seen = Set<Int64>()
-        for term in terms {
-            var ids: [Int64] = []
-            try PostingStore.forEachList(db, term: term) { list in
-                try list.forEach { item, mask in
-                    if mask & tiers != 0 { ids.append(item) }
-                }
+        // Every list of the word (or prefix) in one pass, grouped by term; then the terms with the fewest
+        // postings first, so a limited query delivers the rare terms' items at once.
+        var byTerm: [Int64: [Int64]] = [:]
+        let visit: (Int64, PostingCodec.Reader) throws -> Void = { term, list in
+            try list.forEach { item, mask in
+                if mask & tiers != 0 { byTerm[term, default: []].append(item) }
             }
+        }
+        if prefix {
+            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}", visit)
+        } else if let term = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word]) {
+            try PostingStore.forEachList(db, term: term) { try visit(term, $0) }
+        }
+        var seen = Set<Int64>()
+        for (_, ids) in byTerm.sorted(by: { $0.value.count != $1.value.count ? $0.value.count < $1.value.count : $0.key < $1.key }) {
             for id in ids where seen.insert(id).inserted {
                 if try !body(id) { return }
             }

@@ -163,9 +163,10 @@ extension IndexStore {
         }
         // Few candidates against long posting lists: decode only the blocks that may hold one of them.
         var sortedCandidates: [Int64]? = nil
+        let packed = remaining.isEmpty ? [] : try PackedSegment.current(db)
         for term in remaining {
             let row = points[kindIndex(term.kind)]
-            try PostingStore.forEachList(db, term: term.id) { list in
+            try PostingStore.forEachList(db, term: term.id, packed: packed) { list in
                 try checkCancellation()
                 let visit: (Int64, UInt8) -> Void = { item, tiers in
                     guard let tier = TextIndexer.bestTier(tiers), allowed(item) else { return }

@@ -216,12 +216,14 @@ enum PostingCodec {
 /// Reads posting lists out of the `postings` table without copying their bytes, and out of packed segments.
 enum PostingStore {
     /// Calls `body` with each posting list of the term (one per segment).
-    static func forEachList(_ db: Database, term: Int64, _ body: (PostingCodec.Reader) throws -> Void) throws {
+    /// `packed`: the packed segments of this read, when the caller looks up many terms (else read here).
+    static func forEachList(_ db: Database, term: Int64, packed: [PackedSegment]? = nil,
+                            _ body: (PostingCodec.Reader) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: "SELECT data FROM postings WHERE term = ?")
         try IndexStore.forEachRawRow(db, statement, [term]) { h in
             try body(try reader(h, column: 0))
         }
-        for segment in try PackedSegment.current(db) {
+        for segment in try packed ?? PackedSegment.current(db) {
             guard let i = segment.index[term] else { continue }
             try segment.withList(i, body)
         }

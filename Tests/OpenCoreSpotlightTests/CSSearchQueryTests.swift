@@ -115,13 +115,14 @@ final class CSSearchQueryTests: IndexTestCase {
         }
     }
 
-    func testBatchesOfAtMostOneHundred() async throws {
+    /// The first batch is a screenful (20), so the first results show at once; then batches of at most 100.
+    func testBatchesOfAtMostOneHundredAfterAFirstScreenful() async throws {
         let index = CSSearchableIndex(name: "many")
         try await index.indexSearchableItems((0..<250).map { makeItem("item-\($0)", title: "Item \($0)") })
         let result = run(CSSearchQuery(queryString: #"title == "item*"c"#, queryContext: nil))
         XCTAssertNil(result.error)
         XCTAssertEqual(result.ids.count, 250)
-        XCTAssertEqual(result.batches, [100, 100, 50])
+        XCTAssertEqual(result.batches, [20, 100, 100, 30])
     }
 
     func testCancelStopsPromptlyAndCompletesOnce() async throws {
