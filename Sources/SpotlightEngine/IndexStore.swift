@@ -215,6 +215,7 @@ package final class IndexStore: Sendable {
                     try upgradeFromFormat1(db, url: url)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
+                try db.execute(sql: termCoverIndexSQL)
                 return
             }
             // No format version but tables already there: the meta row was lost to damage (found by fuzzing; it
@@ -242,8 +243,13 @@ package final class IndexStore: Sendable {
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)
+            try db.execute(sql: termCoverIndexSQL)
         }
     }
+
+    /// The vocabulary by text with its document frequencies: a prefix's terms (`p` has thousands) are listed from
+    /// this index alone, without a table lookup per term. Adding it changes no format.
+    static let termCoverIndexSQL = "CREATE INDEX IF NOT EXISTS term_cover ON term(text, df)"
 
     /// Format 1 → 2, in the opening transaction (all or nothing): the `posting` rows become one segment holding
     /// every item; items, terms, values, prefix lists and the client state stay as they are.

@@ -132,7 +132,7 @@ extension IndexStore {
             let rebuild = notes.stalePrefixes.contains(prefix)
             // Built on a snapshot, written by a short transaction only if no item changed in between (a list
             // built from an older state could miss an item the writers never offered it).
-            guard let built = try read({ db -> (state: [Int64], entries: [PrefixLists.Entry], complete: Bool)? in
+            guard let built = try read({ db -> (state: Int64, entries: [PrefixLists.Entry], complete: Bool)? in
                 if !rebuild, try PrefixLists.list(prefix, db: db) != nil { return nil }
                 let (entries, complete) = try PrefixLists.refill(prefix, db: db)
                 return (try Self.itemsState(db), entries, complete)
@@ -156,10 +156,9 @@ extension IndexStore {
         return merges
     }
 
-    /// Changes whenever an item is added, replaced or deleted: the next item id and the number of items.
-    static func itemsState(_ db: Database) throws -> [Int64] {
-        [try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextItem'") ?? 0,
-         try Int64.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0]
+    /// Changes whenever an item is added, replaced or deleted (every write transaction that does so counts it).
+    static func itemsState(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'itemChanges'") ?? 0
     }
 
     /// The store's segments, oldest first: (items, postings, dead items) each (inspection, tests).

@@ -26,6 +26,8 @@ struct Writer {
     private var prefixes = PrefixLists.Changes()
     /// Whether this transaction wrote a segment or deleted items (the merge policy may have work).
     private(set) var changedSegments = false
+    /// Whether an item row was inserted or deleted.
+    private var itemsChanged = false
 
     init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date) {
         self.db = db
@@ -66,6 +68,7 @@ struct Writer {
                 DELETE FROM meta WHERE key = 'clientState'
                 """)
             changedSegments = true
+            itemsChanged = true
         }
     }
 
@@ -92,6 +95,14 @@ struct Writer {
         prefixes.hot = hot
         if let nextItem {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextItem', ?)").execute(arguments: [nextItem])
+        }
+        if itemsChanged {
+            // Tells the maintenance that items changed since it read a snapshot (`IndexStore.itemsState`).
+            try db.cachedStatement(sql: """
+                INSERT INTO meta(key, value) VALUES('itemChanges', 1)
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+                """).execute()
+            itemsChanged = false
         }
     }
 
@@ -140,6 +151,7 @@ struct Writer {
         prefixes.remove(item: id, terms: terms)
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
         try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+        itemsChanged = true
         // Its postings stay behind, dead, until their segment is merged.
         if let first = pendingFirst, id >= first {
             pendingDead += 1
@@ -184,6 +196,7 @@ struct Writer {
         let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
         if pendingPostings.count >= SegmentMerger.flushThreshold { try flushSegment() }
         let id = try allocateItemID()
+        itemsChanged = true
         try db.cachedStatement(sql: "INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs) VALUES(?, ?, ?, ?, ?, ?, ?)")
             .execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
                                  hint, lastUsed, bytes])
