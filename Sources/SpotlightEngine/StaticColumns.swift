@@ -113,14 +113,21 @@ struct StaticColumns {
 }
 
 /// Columns by segment id, per store; segments that no longer exist are dropped when the next snapshot is taken.
+///
+/// A search never waits for a large segment's columns: it reads the rows of the items it ranks, as a cold process
+/// must, while the columns are read on a background queue for the searches after it (a cold open's first result
+/// stays as fast as before). Small segments (a few commits) are read at once.
 final class ColumnCache: Sendable {
     private let cache = Mutex<[Int64: SegmentColumns]>([:])
+    private let building = Mutex<Set<Int64>>([])
+    private let queue = DispatchQueue(label: "OpenSpotlight.ColumnCache", qos: .utility)
+    /// Segments spanning at most this many ids are read by the search itself.
+    static let inlineSpan: Int64 = 4_096
 
-    /// The columns of the segments `db` sees, reading those not cached yet.
-    func columns(_ db: Database) throws -> StaticColumns {
+    /// The columns of the segments `db` sees that are ready; reads small missing ones now and schedules the
+    /// large ones (through `store`'s own reads).
+    func columns(_ db: Database, store: IndexStore) throws -> StaticColumns {
         let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, firstItem, lastItem FROM segment ORDER BY firstItem"))
-        var segments: [SegmentColumns] = []
-        var firsts: [Int64] = []
         var missing: [(id: Int64, first: Int64, last: Int64)] = []
         let cached = cache.withLock { $0 }
         for row in rows {
@@ -128,17 +135,22 @@ final class ColumnCache: Sendable {
             if cached[id] == nil { missing.append((id, try row.stored(1), try row.stored(2))) }
         }
         var built: [Int64: SegmentColumns] = [:]
-        let all = Array(cache.withLock { $0.values })
+        var later: [(id: Int64, first: Int64, last: Int64)] = []
         for m in missing {
-            // A merged segment's ids were the merged segments' ids: their columns are copied, not read again.
-            let known = all.filter { $0.firstItem <= m.last && $0.lastItem >= m.first }
-            built[m.id] = try SegmentColumns(db, firstItem: m.first, lastItem: m.last, known: known)
+            if m.last - m.first < Self.inlineSpan {
+                built[m.id] = try SegmentColumns(db, firstItem: m.first, lastItem: m.last, known: known(m.first, m.last, cached))
+            } else {
+                later.append(m)
+            }
         }
         let live = Set(try rows.map { try $0.stored(0) as Int64 })
         cache.withLock { cache in
             cache.merge(built) { a, _ in a }
-            if cache.count > live.count { cache = cache.filter { live.contains($0.key) } }
+            if cache.count > live.count + later.count { cache = cache.filter { live.contains($0.key) } }
         }
+        if !later.isEmpty { scheduleBuild(later, store: store) }
+        var segments: [SegmentColumns] = []
+        var firsts: [Int64] = []
         for row in rows {
             let id: Int64 = try row.stored(0)
             guard let column = built[id] ?? cached[id] else { continue }
@@ -146,5 +158,39 @@ final class ColumnCache: Sendable {
             firsts.append(column.firstItem)
         }
         return StaticColumns(segments: segments, firsts: firsts)
+    }
+
+    /// The cached columns overlapping `first...last`: a merged segment's columns are copied from its parts'.
+    private func known(_ first: Int64, _ last: Int64, _ cached: [Int64: SegmentColumns]) -> [SegmentColumns] {
+        cached.values.filter { $0.firstItem <= last && $0.lastItem >= first }
+    }
+
+    private func scheduleBuild(_ segments: [(id: Int64, first: Int64, last: Int64)], store: IndexStore) {
+        let wanted = building.withLock { building -> [(id: Int64, first: Int64, last: Int64)] in
+            let new = segments.filter { !building.contains($0.id) }
+            building.formUnion(new.map(\.id))
+            return new
+        }
+        guard !wanted.isEmpty else { return }
+        queue.async { [weak self, weak store] in
+            guard let self else { return }
+            defer { self.building.withLock { $0.subtract(wanted.map(\.id)) } }
+            guard let store, !store.closed.withLock({ $0 }) else { return }
+            for segment in wanted {
+                let cached = self.cache.withLock { $0 }
+                guard let column = try? store.read({ db -> SegmentColumns? in
+                    // Still there? (A merge may have replaced it meanwhile.)
+                    guard try Int.fetchOne(db, sql: "SELECT 1 FROM segment WHERE id = ?", arguments: [segment.id]) != nil else { return nil }
+                    return try SegmentColumns(db, firstItem: segment.first, lastItem: segment.last,
+                                              known: self.known(segment.first, segment.last, cached))
+                }) ?? nil else { continue }
+                self.cache.withLock { $0[segment.id] = column }
+            }
+        }
+    }
+
+    /// Waits for the columns being read in the background (tests, measurements).
+    func waitForBuilds() {
+        queue.sync {}
     }
 }

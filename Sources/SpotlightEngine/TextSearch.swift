@@ -206,7 +206,7 @@ extension IndexStore {
                 hotPrefix = words[0]
             }
             return try Self.topHits(db, candidates: candidates, words: matched.compactMap { $0 }, options: options,
-                                    columns: try columnCache.columns(db))
+                                    columns: try columnCache.columns(db, store: self))
         }
     }
 

@@ -166,6 +166,19 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(Set(try search("bulk")).count, 1_970)
     }
 
+    /// A large segment's columns are read in the background: the first search ranks from the item rows, later ones
+    /// from the columns, with the same result.
+    func testColumnsOfLargeSegmentsAreReadInTheBackgroundWithTheSameRanking() throws {
+        try store.apply((0..<6_000).map { .upsert(item("c\($0)", title: "column \($0 % 50)", text: "row \($0)", hint: Double($0 % 101))) },
+                        now: now)
+        let cold = try search("colu", limit: 30, lists: false)
+        store.columnCache.waitForBuilds()
+        let columns = try store.read { try store.columnCache.columns($0, store: store) }
+        XCTAssertEqual(columns.segments.count, try store.segmentSummary().count, "every segment has its columns now")
+        XCTAssertEqual(try search("colu", limit: 30, lists: false), cold)
+        XCTAssertEqual(try search("column 7", limit: 30, lists: false).count, 30)
+    }
+
     func testChurnDropsDeadPostingsAndKeepsDiskBounded() throws {
         let batch = (0..<500).map { item("i\($0)", title: "title \($0) words", text: String(repeating: "lorem ipsum dolor \($0) ", count: 5)) }
         try store.apply(batch.map { .upsert($0) }, now: now)
