@@ -577,6 +577,7 @@ package final class IndexStore: Sendable {
         }
         guard first else { return }
         maintenance.stop()
+        columnCache.stop()
         checkpointer.stop()
         // TRUNCATE with a busy handler that does not wait: as much as it can without blocking on another
         // process's readers, then the WAL is truncated to zero bytes if no one is using it.

@@ -120,6 +120,7 @@ struct StaticColumns {
 final class ColumnCache: Sendable {
     private let cache = Mutex<[Int64: SegmentColumns]>([:])
     private let building = Mutex<Set<Int64>>([])
+    private let stopped = Atomic<Bool>(false)
     private let queue = DispatchQueue(label: "OpenSpotlight.ColumnCache", qos: .utility)
     /// Segments spanning at most this many ids are read by the search itself.
     static let inlineSpan: Int64 = 4_096
@@ -175,8 +176,10 @@ final class ColumnCache: Sendable {
         queue.async { [weak self, weak store] in
             guard let self else { return }
             defer { self.building.withLock { $0.subtract(wanted.map(\.id)) } }
-            guard let store, !store.closed.withLock({ $0 }) else { return }
+            guard let store else { return }
             for segment in wanted {
+                // Closing the store stops the builds and waits for the one in progress (`stop`).
+                guard !self.stopped.load(ordering: .acquiring) else { return }
                 let cached = self.cache.withLock { $0 }
                 guard let column = try? store.read({ db -> SegmentColumns? in
                     // Still there? (A merge may have replaced it meanwhile.)
@@ -187,6 +190,12 @@ final class ColumnCache: Sendable {
                 self.cache.withLock { $0[segment.id] = column }
             }
         }
+    }
+
+    /// Stops reading columns in the background and waits for a read in progress (the store is closing).
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        queue.sync {}
     }
 
     /// Waits for the columns being read in the background (tests, measurements).
