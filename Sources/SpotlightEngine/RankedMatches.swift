@@ -206,7 +206,17 @@ extension IndexStore {
         for (id, points) in candidates where !boostedSet.contains(id) { buckets[points, default: []].append(id) }
         let levels = buckets.keys.sorted(by: >)
 
-        struct Scored { var id: Int64; var score: Double; var uid: String; var hint: Double?; var lastUsed: Double? }
+        // A candidate's identifier is only needed to break ties and for engagement: read from the columns, it is
+        // made a String only then.
+        struct Scored {
+            var id: Int64
+            var score: Double
+            var hint: Double?
+            var lastUsed: Double?
+            var uid: String?
+            var column: SegmentColumns?
+            var index: Int
+        }
         var pool: [Scored] = []
         let staticRow = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed FROM item WHERE id = ? AND expires > ?")
         func read(_ ids: [Int64]) throws {
@@ -216,10 +226,14 @@ extension IndexStore {
                 if let signals = columns?.signals(id) {
                     // From the columns; whether the item still exists and has not expired is checked when it is
                     // returned (below).
-                    let uid = signals.column.uid(at: signals.index)
-                    let score = points + Ranking.hintPoints(signals.hint)
-                        + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
-                    pool.append(Scored(id: id, score: score, uid: uid, hint: signals.hint, lastUsed: signals.lastUsed))
+                    var score = points + Ranking.hintPoints(signals.hint) + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now)
+                    var uid: String? = nil
+                    if !options.boosts.isEmpty {
+                        uid = signals.column.uid(at: signals.index)
+                        score += options.boosts[uid!] ?? 0
+                    }
+                    pool.append(Scored(id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, uid: uid,
+                                       column: signals.column, index: signals.index))
                     continue
                 }
                 try forEachRawRow(db, staticRow, [id, now]) { h in
@@ -229,9 +243,41 @@ extension IndexStore {
                     let lastUsed: Double? = sqlite3_column_type(h, 2) == SQLITE_NULL ? nil : sqlite3_column_double(h, 2)
                     let score = points + Ranking.hintPoints(hint)
                         + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
-                    pool.append(Scored(id: id, score: score, uid: uid, hint: hint, lastUsed: lastUsed))
+                    pool.append(Scored(id: id, score: score, hint: hint, lastUsed: lastUsed, uid: uid, column: nil, index: 0))
                 }
             }
+        }
+        @inline(__always) func uid(_ i: Int) -> String {
+            if let uid = pool[i].uid { return uid }
+            let uid = pool[i].column!.uid(at: pool[i].index)
+            pool[i].uid = uid
+            return uid
+        }
+        /// The first `count` positions in `pool` by (score descending, identifier ascending) (all of them when
+        /// `count` is nil), plus any tied with the last; only tied candidates' identifiers are made into Strings,
+        /// and no candidate is moved.
+        func ranking(first count: Int?) -> [Int] {
+            func precedes(_ a: Int, _ b: Int) -> Bool {
+                let x = pool[a].score, y = pool[b].score
+                if x != y { return x > y }
+                return uid(a) < uid(b)
+            }
+            guard let count, count < pool.count else { return pool.indices.sorted(by: precedes) }
+            // The best `count`, kept sorted while every candidate is offered once (a big group of equal scores,
+            // common with no ranking hint, costs identifier comparisons only against the kept ones).
+            var top: [Int] = []
+            top.reserveCapacity(count + 1)
+            for i in pool.indices {
+                if top.count == count, !precedes(i, top[count - 1]) { continue }
+                var low = 0, high = top.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if precedes(top[mid], i) { low = mid + 1 } else { high = mid }
+                }
+                top.insert(i, at: low)
+                if top.count > count { top.removeLast() }
+            }
+            return top
         }
         try read(boosted)
 
@@ -259,17 +305,26 @@ extension IndexStore {
             // identifier not read yet); until enough candidates do, there is nothing to sort.
             let done = next >= levels.count
             if done || (options.limit > 0 && pool.lazy.filter({ $0.score > bound }).count >= wanted) {
-                pool.sort { $0.score != $1.score ? $0.score > $1.score : $0.uid < $1.uid }
                 var hits: [SearchHit] = []
-                for candidate in pool {
-                    if hits.count >= wanted || candidate.score <= bound { break }
-                    guard let found = try item(candidate.id) else { continue }
-                    var explanation = RankingExplanation()
-                    explanation.words = words.compactMap { $0.explanation(for: candidate.id) }
-                    explanation.rankingHintPoints = Ranking.hintPoints(candidate.hint)
-                    explanation.recencyPoints = Ranking.recencyPoints(lastUsed: candidate.lastUsed, now: options.now)
-                    explanation.engagementPoints = options.boosts[candidate.uid] ?? 0
-                    hits.append(SearchHit(item: found, score: candidate.score, explanation: explanation))
+                // A screenful at a time: when a filter rejects most of them, the next ranks are sorted too.
+                var first = options.limit > 0 ? max(wanted * 2, 64) : pool.count
+                var checked = 0
+                ranks: while true {
+                    let order = ranking(first: first)
+                    for position in order.dropFirst(checked) {
+                        let candidate = pool[position]
+                        if hits.count >= wanted || candidate.score <= bound { break ranks }
+                        checked += 1
+                        guard let found = try item(candidate.id) else { continue }
+                        var explanation = RankingExplanation()
+                        explanation.words = words.compactMap { $0.explanation(for: candidate.id) }
+                        explanation.rankingHintPoints = Ranking.hintPoints(candidate.hint)
+                        explanation.recencyPoints = Ranking.recencyPoints(lastUsed: candidate.lastUsed, now: options.now)
+                        explanation.engagementPoints = options.boosts[found.uniqueIdentifier] ?? 0
+                        hits.append(SearchHit(item: found, score: candidate.score, explanation: explanation))
+                    }
+                    if order.count >= pool.count { break }
+                    first *= 4
                 }
                 if hits.count >= wanted || done { return hits }
             }
