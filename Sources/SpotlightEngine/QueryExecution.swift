@@ -205,11 +205,14 @@ extension IndexStore {
         }
     }
 
-    /// About how many item rows the file has: the largest row id, read from the B-tree's edge instead of counting
-    /// (a million rows take 10–100 ms to count). Row ids only grow, so this overestimates after deletions, which
-    /// only makes the planners' "small part of the store" thresholds more generous.
+    /// About how many items the store has, without counting rows (a million rows take 10–100 ms to count): the
+    /// segments' live items (items without any text are not in a segment), else the largest row id. Ids grow
+    /// with every update, so the largest id alone overstates a store that was updated often, which would make the
+    /// planners' "small part of the store" thresholds far too generous.
     static func approximateItemCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM item") ?? 0
+        let live = try Int.fetchOne(db, sql: "SELECT coalesce(sum(items - deadItems), 0) FROM segment") ?? 0
+        if live > 0 { return live }
+        return try Int.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM item") ?? 0
     }
 
     /// The number of item rows in the file, expired ones not yet purged included.

@@ -367,6 +367,9 @@ enum SegmentMerger {
     static let levelBase = 4_096
     /// A segment with more than this share of dead items is rewritten without them.
     static let expungeShare = 0.25
+    /// Above this many postings, a merge reads its segments in one pass in term order instead of segment by segment
+    /// (tests lower it to exercise that path).
+    static let largeMergePostings = Atomic<Int>(2_000_000)
     /// Postings gathered in memory before a large batch writes them as a segment (streaming, bounded memory).
     static let flushThreshold = 4_000_000
 
@@ -507,19 +510,24 @@ enum SegmentMerger {
             let offset = Int(id - first.firstItem)
             return offset >= 0 && offset < span && live[offset >> 6] & (1 << UInt64(offset & 63)) != 0
         }
-        // Segment by segment through the segment index (never a scan of the whole table); the segments are in id
-        // order, so a term's postings stay sorted once its segments' lists are concatenated in that order.
-        var gathered: [(term: Int64, item: Int64, tiers: UInt8)] = []
-        gathered.reserveCapacity(run.reduce(0) { $0 + $1.postings })
-        let statement = try db.cachedStatement(sql: "SELECT term, data FROM postings INDEXED BY postings_segment WHERE segment = ?")
+        // Postings are gathered a term at a time and encoded at once, so a merge holds the encoded lists (about a
+        // byte per posting), never every posting of the run decoded.
+        var lists: [(term: Int64, count: Int, data: [UInt8])] = []
+        var total = 0
+        var current: [(item: Int64, tiers: UInt8)] = []
+        func emit(_ term: Int64, extra: [(item: Int64, tiers: UInt8)]?) {
+            if let extra { current += extra }
+            guard !current.isEmpty else { return }
+            // Lists of one term come in segment order, which is id order; a packed segment's come last: sort.
+            current.sort { $0.item < $1.item }
+            lists.append((term, current.count, PostingCodec.encode(current)))
+            total += current.count
+            current.removeAll(keepingCapacity: true)
+        }
+        // The packed segments of the run (small): by term.
+        var packedByTerm: [Int64: [(item: Int64, tiers: UInt8)]] = [:]
         let packedRow = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE id = ? AND packed IS NOT NULL")
         for segment in run {
-            try IndexStore.forEachRawRow(db, statement, [segment.id]) { h in
-                let term = sqlite3_column_int64(h, 0)
-                try PostingStore.reader(h, column: 1).forEach { item, tiers in
-                    if isLive(item) { gathered.append((term, item, tiers)) }
-                }
-            }
             try IndexStore.forEachRawRow(db, packedRow, [segment.id]) { h in
                 let count = Int(sqlite3_column_bytes(h, 0))
                 guard count > 0, let pointer = sqlite3_column_blob(h, 0) else { throw PostingCodec.Reader.damaged }
@@ -527,27 +535,59 @@ enum SegmentMerger {
                 for i in packed.terms.indices {
                     try packed.withList(i) { list in
                         try list.forEach { item, tiers in
-                            if isLive(item) { gathered.append((packed.terms[i], item, tiers)) }
+                            if isLive(item) { packedByTerm[packed.terms[i], default: []].append((item, tiers)) }
                         }
                     }
                 }
             }
         }
-        gathered.sort { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
-        var lists: [(term: Int64, count: Int, data: [UInt8])] = []
-        var start = 0
-        while start < gathered.count {
-            let term = gathered[start].term
-            var end = start + 1
-            while end < gathered.count, gathered[end].term == term { end += 1 }
-            lists.append((term, end - start, PostingCodec.encode(gathered[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) })))
-            start = end
+        let rowPostings = run.reduce(0) { $0 + $1.postings } - packedByTerm.values.reduce(0) { $0 + $1.count }
+        let rowSegments = run.map(\.id)
+        if rowPostings > largeMergePostings.load(ordering: .relaxed) {
+            // A large merge covers most of the index: one pass over the postings in (term, segment) order.
+            let placeholders = rowSegments.map { _ in "?" }.joined(separator: ",")
+            let statement = try db.makeStatement(sql: """
+                SELECT term, data FROM postings WHERE segment IN (\(placeholders)) ORDER BY term, segment
+                """)
+            var term: Int64 = -1
+            try IndexStore.forEachRawRow(db, statement, StatementArguments(rowSegments)) { h in
+                let next = sqlite3_column_int64(h, 0)
+                if next != term {
+                    if term >= 0 { emit(term, extra: packedByTerm.removeValue(forKey: term)) }
+                    term = next
+                }
+                try PostingStore.reader(h, column: 1).forEach { item, tiers in
+                    if isLive(item) { current.append((item, tiers)) }
+                }
+            }
+            if term >= 0 { emit(term, extra: packedByTerm.removeValue(forKey: term)) }
+        } else {
+            // A small one: segment by segment through the segment index (never a scan of the whole table).
+            var byTerm: [Int64: [(item: Int64, tiers: UInt8)]] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT term, data FROM postings INDEXED BY postings_segment WHERE segment = ?")
+            for segment in rowSegments {
+                try IndexStore.forEachRawRow(db, statement, [segment]) { h in
+                    let term = sqlite3_column_int64(h, 0)
+                    try PostingStore.reader(h, column: 1).forEach { item, tiers in
+                        if isLive(item) { byTerm[term, default: []].append((item, tiers)) }
+                    }
+                }
+            }
+            for term in byTerm.keys.sorted() {
+                current = byTerm.removeValue(forKey: term) ?? []
+                emit(term, extra: packedByTerm.removeValue(forKey: term))
+            }
         }
+        for term in packedByTerm.keys.sorted() {
+            current = packedByTerm[term] ?? []
+            emit(term, extra: nil)
+        }
+        lists.sort { $0.term < $1.term }
         var texts: [Int64: String] = [:]
-        if gathered.count <= PackedSegment.limit {
+        if total <= PackedSegment.limit {
             for list in lists { texts[list.term] = try termText(db, list.term) }
         }
-        return PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: gathered.count, texts: texts)
+        return PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total, texts: texts)
     }
 
     /// Writes a prepared merge unless its segments changed since it was read (another merge took them): returns

@@ -205,6 +205,20 @@ final class SegmentTests: XCTestCase {
         try store.checkIntegrity()
     }
 
+    /// The same churn through the one-pass merge that large merges take.
+    func testChurnThroughTheOnePassMergeOfLargeRuns() throws {
+        SegmentMerger.largeMergePostings.store(0, ordering: .relaxed)
+        defer { SegmentMerger.largeMergePostings.store(2_000_000, ordering: .relaxed) }
+        try testChurnDropsDeadPostingsAndKeepsDiskBounded()
+        try store.apply((0..<300).map { .upsert(item("x\($0)", title: "extra \($0)")) }, now: now)
+        for i in 0..<20 { try store.apply([.upsert(item("i\(i)", title: "changed \(i)"))], now: now) }
+        try store.performMaintenance()
+        XCTAssertEqual(Set(try search("changed")).count, 20)
+        XCTAssertEqual(Set(try search("lorem")).count, 480, "the 20 changed items lost their text")
+        XCTAssertEqual(Set(try search("extra")).count, 300)
+        try store.checkIntegrity()
+    }
+
     func testMergePolicyMergesRunsOfOneLevelNewestFirst() {
         func info(_ id: Int64, postings: Int, dead: Int = 0, items: Int = 10) -> SegmentMerger.SegmentInfo {
             .init(id: id, firstItem: id * 100, lastItem: id * 100 + 99, items: items, postings: postings, deadItems: dead)
