@@ -58,6 +58,7 @@ extension IndexStore {
     func noteForMaintenance(prefix: String, stale: Bool) {
         maintenance.notes.withLock { notes in
             if stale { notes.stalePrefixes.insert(prefix) } else { notes.hotPrefixes.insert(prefix) }
+            return
         }
     }
 
@@ -143,6 +144,7 @@ extension IndexStore {
                         // Items changed meanwhile: built again by a later run.
                         maintenance.notes.withLock { notes in
                             if rebuild { notes.stalePrefixes.insert(prefix) } else { notes.hotPrefixes.insert(prefix) }
+                            return
                         }
                         return
                     }

@@ -36,12 +36,17 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
         words.reduce(0) { $0 + $1.points } + rankingHintPoints + recencyPoints + engagementPoints
     }
 
-    package var description: String {
+    /// Each part with its points, in the order `total` adds them.
+    package var components: [String] {
         var parts = words.map { "\($0.queryWord)→\($0.matchedTerm) \($0.kind.rawValue) tier \($0.tier): \(String(format: "%.2f", $0.points))" }
         if rankingHintPoints != 0 { parts.append("rankingHint: \(String(format: "%.2f", rankingHintPoints))") }
         if recencyPoints != 0 { parts.append("recency: \(String(format: "%.2f", recencyPoints))") }
         if engagementPoints != 0 { parts.append("engagement: \(String(format: "%.2f", engagementPoints))") }
-        return parts.joined(separator: ", ") + " = \(String(format: "%.3f", total))"
+        return parts
+    }
+
+    package var description: String {
+        components.joined(separator: ", ") + " = \(String(format: "%.3f", total))"
     }
 }
 

@@ -251,25 +251,30 @@ public struct SystemSearch: @unchecked Sendable {
         for i in candidates.indices {
             if let activity = byItem[candidates[i].item.uniqueIdentifier] {
                 candidates[i].activity = activity
-                candidates[i].score += Self.visitPoints(activity.visitCount, engagement: candidates[i].engagementPoints)
+                candidates[i].visitPoints = Self.visitPoints(activity.visitCount, engagement: candidates[i].engagementPoints)
             }
         }
         var positions: [String: Int] = [:]
         for (i, c) in candidates.enumerated() { positions[c.item.uniqueIdentifier] = i }
         for hit in activityHits {
             guard let activity = SavedUserActivity(hit.item), !orphanSet.contains(activity.uniqueIdentifier) else { continue }
-            let visits = Self.visitPoints(activity.visitCount)
+            let visits = Self.visitPoints(activity.visitCount, engagement: hit.explanation.engagementPoints)
             if let related = activity.relatedUniqueIdentifier ?? activity.weakRelatedUniqueIdentifier,
                let (relatedItem, indexName) = item(related) {
-                // One result with the item it relates to.
+                // One result with the item it relates to, scored by whichever of the two matched better (its
+                // explanation with it).
                 if let i = positions[related] {
-                    candidates[i].score = max(candidates[i].score, hit.score + visits)
+                    if hit.score + visits > candidates[i].score {
+                        candidates[i].ranking = hit.explanation
+                        candidates[i].engagementPoints = hit.explanation.engagementPoints
+                        candidates[i].visitPoints = visits
+                        candidates[i].activity = candidates[i].activity ?? activity
+                    }
                 } else {
                     // The item's metadata wins for display.
-                    var candidate = Candidate(app: app, indexName: indexName, item: relatedItem, score: hit.score,
-                                              explanation: hit.explanation.description)
+                    var candidate = Candidate(app: app, indexName: indexName, item: relatedItem, ranking: hit.explanation)
                     candidate.activity = byItem[related] ?? activity
-                    candidate.score = hit.score + visits
+                    candidate.visitPoints = visits
                     positions[related] = candidates.count
                     candidates.append(candidate)
                 }
@@ -277,7 +282,7 @@ public struct SystemSearch: @unchecked Sendable {
                 var candidate = Candidate(app: app, indexName: SavedUserActivity.indexName, hit: hit)
                 candidate.activity = activity
                 candidate.isActivityOnly = true
-                candidate.score = hit.score + visits
+                candidate.visitPoints = visits
                 candidates.append(candidate)
             }
         }
@@ -292,30 +297,44 @@ public struct SystemSearch: @unchecked Sendable {
     }
 }
 
-/// A result before numbering.
+/// A result before numbering. Its score is the sum of the parts its explanation lists: the engine's ranking of
+/// the matched item (or activity) and the points its activity's visits add.
 struct Candidate {
     var app: String
     var indexName: String
     /// The item shown (for an activity merged with its item, the item).
     var item: StoredItem
-    var score: Double
-    var explanation: String?
-    /// The engagement points already in `score`.
+    /// The engine's scoring of what matched (nil: listed without a text match).
+    var ranking: RankingExplanation?
+    /// The engagement points already in `ranking`.
     var engagementPoints: Double = 0
+    /// The points the activity's visits add.
+    var visitPoints: Double = 0
     var activity: SavedUserActivity?
     var isActivityOnly = false
 
+    var score: Double { (ranking?.total ?? 0) + visitPoints }
+
     init(app: String, indexName: String, hit: SearchHit) {
-        self.init(app: app, indexName: indexName, item: hit.item, score: hit.score, explanation: hit.explanation.description)
-        engagementPoints = hit.explanation.engagementPoints
+        self.init(app: app, indexName: indexName, item: hit.item, ranking: hit.explanation)
     }
 
-    init(app: String, indexName: String, item: StoredItem, score: Double = 0, explanation: String? = nil) {
+    init(app: String, indexName: String, item: StoredItem, ranking: RankingExplanation? = nil) {
         self.app = app
         self.indexName = indexName
         self.item = item
-        self.score = score
-        self.explanation = explanation
+        self.ranking = ranking
+        self.engagementPoints = ranking?.engagementPoints ?? 0
+    }
+
+    /// Every part of the score, and the score they add up to.
+    var explanation: String? {
+        guard let ranking else { return nil }
+        var parts = ranking.components
+        if visitPoints != 0, let activity {
+            parts.append("visits (\(activity.visitCount)): \(String(format: "%.2f", visitPoints))")
+        }
+        return parts.joined(separator: ", ") + " = \(String(format: "%.3f", score))"
     }
 
     var sortKey: String { app + "\u{0}" + item.uniqueIdentifier + "\u{0}" + indexName }
@@ -326,10 +345,6 @@ struct Candidate {
         if registration != nil { actions.append(.open) }
         if info.canCall { actions.append(.call) }
         if info.canNavigate { actions.append(.directions) }
-        var explanation = self.explanation
-        if let activity, explanation != nil {
-            explanation! += ", visits (\(activity.visitCount)): \(String(format: "%.2f", SystemSearch.visitPoints(activity.visitCount, engagement: engagementPoints)))"
-        }
         return SystemSearch.Result(
             number: number, applicationIdentifier: app, appDisplayName: registration?.displayName ?? app,
             kind: isActivityOnly ? "activity" : "item", identifier: item.uniqueIdentifier, indexName: indexName,

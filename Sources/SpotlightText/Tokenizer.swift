@@ -12,9 +12,14 @@ public enum Tokenizer {
     /// 2. then, only when the run has more than one camelCase part (``WordSplitter/Segment/parts``), each part
     ///    folded, in order.
     ///
+    /// 3. after two or three runs joined by single joiners (``isJoiner(_:)``: apostrophes, `&`, `+`, `-`, `.`, `_`),
+    ///    their keys joined: `O'Brien` gives `o`, `brien` and `obrien`; `Wi-Fi` gives `wi`, `fi`, `wifi`;
+    ///    `rock'n'roll` gives `rocknroll` too. (Longer chains — paths, URLs, dotted names — are not joined.)
+    ///
     /// Empty keys (a run of marks only) are skipped; duplicates are kept (`"aA"` gives `aa`, `a`, `a`), so callers
     /// that need a set should deduplicate. A run is found by its whole folded text, and a camelCase identifier
-    /// also by each part: `iPhoneCase` by `iphonecase` (or any prefix of it), `phone` and `case`.
+    /// also by each part: `iPhoneCase` by `iphonecase` (or any prefix of it), `phone` and `case`; a joined name
+    /// both split (`o brien`) and joined (`obrien`).
     ///
     /// Fast path: ASCII text is tokenized over its bytes.
     ///
@@ -31,18 +36,61 @@ public enum Tokenizer {
         positions.reserveCapacity(s.utf8.count + 1)
         var segmenter = WordSegmenter()
         var index = 0
+        var chain = JoinedChain()
+        func take(_ run: WordSegmenter.Run) {
+            let gap = run.range.lowerBound - chain.end
+            chain.begin(joined: gap == 1 && chain.end > 0 && isJoiner(scalars[positions[chain.end]].value), to: &tokens)
+            let whole = appendTokens(of: run, scalars, positions, to: &tokens)
+            chain.add(whole, end: run.range.upperBound)
+        }
         for position in scalars.indices {
             positions.append(position)
             if let run = segmenter.feed(WordCharacterClass(of: scalars[position]), at: index) {
-                appendTokens(of: run, scalars, positions, to: &tokens)
+                take(run)
             }
             index += 1
         }
         positions.append(scalars.endIndex)
         if let run = segmenter.finish(at: index) {
-            appendTokens(of: run, scalars, positions, to: &tokens)
+            take(run)
         }
+        chain.finish(to: &tokens)
         return tokens
+    }
+
+    /// Whether a scalar joins the words on either side into one name: apostrophes (`'`, `’`, `‘`, `ʼ`, `＇`), `&`,
+    /// `+`, hyphens (`-`, `‐`, `‑`), `.` and `_`.
+    public static func isJoiner(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x27, 0x26, 0x2B, 0x2D, 0x2E, 0x5F, 0x2019, 0x2018, 0x02BC, 0xFF07, 0x2010, 0x2011: return true
+        default: return false
+        }
+    }
+
+    /// The runs joined so far by single joiners, emitted joined when the chain ends with two or three runs.
+    struct JoinedChain {
+        static let maximumRuns = 3
+        var keys: [String] = []
+        /// Where the last run ended (a scalar or byte offset; 0 before the first run).
+        var end = 0
+
+        /// Before a run's tokens: ends the chain unless the run is joined to it.
+        mutating func begin(joined: Bool, to tokens: inout [String]) {
+            if !joined { finish(to: &tokens) }
+        }
+
+        /// After a run's tokens: the run's key joins the chain.
+        mutating func add(_ key: String, end: Int) {
+            keys.append(key)
+            self.end = end
+        }
+
+        mutating func finish(to tokens: inout [String]) {
+            if (2...Self.maximumRuns).contains(keys.count), !keys.contains("") {
+                tokens.append(keys.joined())
+            }
+            keys.removeAll(keepingCapacity: true)
+        }
     }
 
     /// The tokens of text a person typed into a search field.
@@ -65,10 +113,12 @@ public enum Tokenizer {
         var partStarts: [Int] = []
         let count = bytes.count
         var i = 0
+        var chain = JoinedChain()
         while i < count {
             while i < count && !isASCIIAlphanumeric(bytes[i]) { i += 1 }
             guard i < count else { break }
             let runStart = i
+            chain.begin(joined: runStart - chain.end == 1 && chain.end > 0 && isJoiner(UInt32(bytes[chain.end])), to: &tokens)
             partStarts.removeAll(keepingCapacity: true)
             partStarts.append(i)
             var previousWasLowercase = false
@@ -78,31 +128,36 @@ public enum Tokenizer {
                 previousWasLowercase = byte &- 0x61 < 26
                 i += 1
             }
-            tokens.append(lowercased(bytes, runStart..<i))
+            let whole = lowercased(bytes, runStart..<i)
+            tokens.append(whole)
             if partStarts.count > 1 {
                 for (n, start) in partStarts.enumerated() {
                     let end = n + 1 < partStarts.count ? partStarts[n + 1] : i
                     tokens.append(lowercased(bytes, start..<end))
                 }
             }
+            chain.add(whole, end: i)
         }
+        chain.finish(to: &tokens)
         return tokens
     }
 
-    /// Appends the keys of a run and, when it has several, of its camelCase parts.
+    /// Appends the keys of a run and, when it has several, of its camelCase parts; returns the whole run's key.
+    @discardableResult
     private static func appendTokens(of run: WordSegmenter.Run, _ scalars: String.UnicodeScalarView,
-                                     _ positions: [String.Index], to tokens: inout [String])
+                                     _ positions: [String.Index], to tokens: inout [String]) -> String
     {
         func key(_ range: Range<Int>) -> String {
             TextFolding.searchKey(String(Substring(scalars[positions[range.lowerBound]..<positions[range.upperBound]])))
         }
         let whole = key(run.range)
         if !whole.isEmpty { tokens.append(whole) }
-        guard run.partStarts.count > 1 else { return }
+        guard run.partStarts.count > 1 else { return whole }
         for part in run.parts {
             let partKey = key(part)
             if !partKey.isEmpty { tokens.append(partKey) }
         }
+        return whole
     }
 
     static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {

@@ -338,6 +338,26 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(try store.read { try PrefixLists.hotPrefixes($0) }, ["appl"])
     }
 
+    /// Names with joiners are found joined and split (issue 13): `obrien` and `o'brien` find "Miles O’Brien".
+    func testJoinedNamesAreFoundJoinedAndSplit() throws {
+        try store.apply([
+            .upsert(item("obrien", title: "Miles O’Brien")),
+            .upsert(item("wifi", title: "Wi-Fi router", description: "dual band")),
+            .upsert(item("att", title: "AT&T bill")),
+            .upsert(item("rock", title: "rock'n'roll classics")),
+            .upsert(item("other", title: "Brien Street, block O")),
+        ], now: now)
+        XCTAssertEqual(try search("obrien"), ["obrien"])
+        XCTAssertEqual(try search("obri"), ["obrien"], "the joined name as a prefix, as it is typed")
+        XCTAssertEqual(Set(try search("o'brien")), ["obrien", "other"], "split, both words match either")
+        XCTAssertEqual(try search("miles o'brien"), ["obrien"])
+        XCTAssertEqual(try search("wifi"), ["wifi"])
+        XCTAssertEqual(try search("wi-fi"), ["wifi"])
+        XCTAssertEqual(try search("att"), ["att"])
+        XCTAssertEqual(try search("rocknroll"), ["rock"])
+        XCTAssertEqual(try search("rock roll"), ["rock"])
+    }
+
     func testTypoMatchesNeverComeFromPrefixLists() throws {
         // 1,200 items match "controz" only through a typo: no list for "controz" may be made, and one that exists
         // (an older version made them) must not hide the typo matches.

@@ -204,6 +204,47 @@ final class UserActivityTests: SystemTestCase {
         XCTAssertEqual(try saved().map(\.title), ["Budget"])
     }
 
+    /// `spotlight --explain` lists every part of a result's score, and the parts add up to the score it prints: also
+    /// when an activity outscores the item it is merged with (its explanation is then the one shown), and with
+    /// visits (issue 13: the parts used to be the item's while the score was the activity's).
+    func testExplanationsAddUpToTheScore() throws {
+        let set = CSSearchableItemAttributeSet(contentType: .text)
+        set.title = "Travel notes"
+        set.textContent = "three days in lisbon"
+        let done = expectation(description: "indexed")
+        CSSearchableIndex.default().indexSearchableItems([CSSearchableItem(uniqueIdentifier: "note-1", domainIdentifier: nil, attributeSet: set)]) { _ in
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+        indexItem("note-2", title: "Lisbon restaurants")
+        let related = activity("Lisbon itinerary")
+        let relation = CSSearchableItemAttributeSet(contentType: .text)
+        relation.relatedUniqueIdentifier = "note-1"
+        related.contentAttributeSet = relation
+        for _ in 0..<3 { related.becomeCurrent() }
+        let alone = activity("Lisbon flights")
+        alone.userInfo = ["id": "f"]
+        alone.becomeCurrent()
+
+        let results = SystemSearch(root: home).search("lisbon").results
+        XCTAssertEqual(Set(results.map(\.identifier)).count, results.count)
+        XCTAssertEqual(results.count, 3, "note-1 with its activity, note-2, the activity alone")
+        let merged = try XCTUnwrap(results.first { $0.identifier == "note-1" })
+        XCTAssertNotNil(merged.activityIdentifier)
+        XCTAssertTrue(merged.explanation?.contains("tier 0") == true, "the activity's title match scored it: \(merged.explanation ?? "")")
+        XCTAssertTrue(merged.explanation?.contains("visits (3)") == true, merged.explanation ?? "")
+        for result in results {
+            let explanation = try XCTUnwrap(result.explanation, result.identifier)
+            let halves = explanation.components(separatedBy: " = ")
+            XCTAssertEqual(halves.count, 2, explanation)
+            let parts = halves[0].components(separatedBy: ", ").compactMap { Double($0.components(separatedBy: ": ").last ?? "") }
+            XCTAssertEqual(parts.count, halves[0].components(separatedBy: ", ").count, "every part has points: \(explanation)")
+            let total = try XCTUnwrap(Double(halves[1]), explanation)
+            XCTAssertEqual(parts.reduce(0, +), total, accuracy: 0.01, "the parts add up: \(explanation)")
+            XCTAssertEqual(total, result.score, accuracy: 0.0015, "the total is the printed score: \(explanation) vs \(result.score)")
+        }
+    }
+
     func testVisitsRaiseAnActivity() throws {
         let often = activity("Project alpha")
         often.userInfo = ["id": "a"]
