@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // Debian's libzstd, for the engine's stored attributes (scripts/bootstrap.sh installs libzstd-dev).
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // Unicode folding, word splitting and wildcard matching shared by the query language and the engine.
         .target(name: "SpotlightText"),
         // The Spotlight query language: lexer, parser, AST, canonical printer, diagnostics, evaluation semantics.
@@ -36,7 +38,7 @@ let package = Package(
         .target(
             name: "SpotlightEngine",
             dependencies: [
-                "SpotlightText", "SpotlightQueryLanguage",
+                "SpotlightText", "SpotlightQueryLanguage", "CZstd",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,3 +1,4 @@
+import CZstd
 import Foundation
 
 /// The compact binary encoding of an item's attributes, stored in the `item.attrs` column.
@@ -11,9 +12,62 @@ import Foundation
 /// count is checked against the bytes that remain before anything is allocated, a varint longer than 64 bits is an
 /// error, and arrays nest at most `maximumNestingDepth` deep (the write side rejects deeper values with
 /// `.invalidItem` before encoding, so nothing valid is refused), so a damaged record never traps a reader.
+///
+/// Stored records are compressed (`stored` / `decode`): a record of `compressionThreshold` bytes or more is kept as a
+/// zstd frame (Debian's libzstd) when that is smaller. A frame starts with zstd's magic number `28 B5 2F FD`,
+/// which no uncompressed record can start with (40 entries would be followed by an entry kind, 0 or 1), so both
+/// kinds of rows — and rows an older version wrote — are read by the same `decode`.
 enum ValueCodec {
     /// The deepest nesting of arrays a value may have (a plain value has depth 0, an array of strings depth 1).
     static let maximumNestingDepth = AttributeValue.maximumNestingDepth
+    /// Records shorter than this are stored as they are (compression would not pay).
+    static let compressionThreshold = 96
+    /// The largest record a zstd frame may claim to hold, and the largest ratio it may claim: a damaged size is
+    /// refused before anything is allocated. (A record that compresses better than that is stored uncompressed.)
+    static let maximumRecordSize = 256 << 20
+    static let maximumRatio = 64
+    static let zstdLevel: Int32 = 3
+
+    /// The bytes an item row stores: `encode`'s, compressed when that is smaller. Every stored attribute byte is
+    /// written through here and read through `decode` (the one place a cipher for protection classes would go).
+    static func stored(attributes: [String: AttributeValue], custom: [String: CustomAttribute]) -> [UInt8] {
+        let plain = encode(attributes: attributes, custom: custom)
+        guard plain.count >= compressionThreshold, plain.count <= maximumRecordSize else { return plain }
+        let bound = ZSTD_compressBound(plain.count)
+        var out = [UInt8](repeating: 0, count: bound)
+        let written = out.withUnsafeMutableBytes { target in
+            plain.withUnsafeBytes { source in
+                ZSTD_compress(target.baseAddress, bound, source.baseAddress, plain.count, zstdLevel)
+            }
+        }
+        guard ZSTD_isError(written) == 0, written < plain.count, plain.count <= written * maximumRatio else { return plain }
+        out.removeLast(bound - written)
+        return out
+    }
+
+    static func isCompressed(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 4 && bytes[0] == 0x28 && bytes[1] == 0xB5 && bytes[2] == 0x2F && bytes[3] == 0xFD
+    }
+
+    /// A stored record's plain bytes (decompressed when it is a zstd frame). Damaged frames throw `.corruptIndex`.
+    static func plain(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard isCompressed(bytes) else { return bytes }
+        let size = bytes.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, bytes.count) }
+        // ZSTD_CONTENTSIZE_UNKNOWN and ZSTD_CONTENTSIZE_ERROR are the two largest values.
+        guard size < UInt64(maximumRecordSize), size <= UInt64(bytes.count * maximumRatio) else {
+            throw EngineError(.corruptIndex, "a stored record's compressed frame is damaged (size \(size))")
+        }
+        var out = [UInt8](repeating: 0, count: Int(size))
+        let written = out.withUnsafeMutableBytes { target in
+            bytes.withUnsafeBytes { source in
+                ZSTD_decompress(target.baseAddress, Int(size), source.baseAddress, bytes.count)
+            }
+        }
+        guard ZSTD_isError(written) == 0, written == Int(size) else {
+            throw EngineError(.corruptIndex, "a stored record's compressed frame is damaged")
+        }
+        return out
+    }
 
     static func encode(attributes: [String: AttributeValue], custom: [String: CustomAttribute]) -> [UInt8] {
         var out: [UInt8] = []
@@ -38,7 +92,8 @@ enum ValueCodec {
         return out
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
+    static func decode(_ stored: [UInt8]) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
+        let bytes = try plain(stored)
         var reader = Reader(bytes: bytes)
         let count = try reader.count(minimumBytesEach: 3)
         var attributes: [String: AttributeValue] = [:]

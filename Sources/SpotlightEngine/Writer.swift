@@ -191,7 +191,7 @@ struct Writer {
         }
         let merged = StoredItem(uniqueIdentifier: item.uniqueIdentifier, domainIdentifier: domain,
                                 expirationDate: item.expirationDate, attributes: attributes, customAttributes: custom)
-        let bytes = prepared?.bytes ?? Data(ValueCodec.encode(attributes: attributes, custom: custom))
+        let bytes = prepared?.bytes ?? Data(ValueCodec.stored(attributes: attributes, custom: custom))
         let hint = merged.rankingHint
         let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
         if pendingPostings.count >= SegmentMerger.flushThreshold { try flushSegment() }
@@ -281,7 +281,7 @@ struct PreparedUpsert: Sendable {
                 local[position] = PreparedUpsert(
                     terms: terms,
                     values: AttributeValueIndex.values(attributes: item.attributes, custom: item.customAttributes),
-                    bytes: Data(ValueCodec.encode(attributes: item.attributes, custom: item.customAttributes)),
+                    bytes: Data(ValueCodec.stored(attributes: item.attributes, custom: item.customAttributes)),
                     prefixPoints: PrefixLists.bestPoints(terms, hot: hot), hot: hot)
             }
             results.withLock { $0.merge(local) { a, _ in a } }

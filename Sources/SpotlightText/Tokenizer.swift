@@ -14,7 +14,9 @@ public enum Tokenizer {
     ///
     /// 3. after two or three runs joined by single joiners (``isJoiner(_:)``: apostrophes, `&`, `+`, `-`, `.`, `_`),
     ///    their keys joined: `O'Brien` gives `o`, `brien` and `obrien`; `Wi-Fi` gives `wi`, `fi`, `wifi`;
-    ///    `rock'n'roll` gives `rocknroll` too. (Longer chains — paths, URLs, dotted names — are not joined.)
+    ///    `rock'n'roll` gives `rocknroll` too. An apostrophe always joins; the other joiners only where one side
+    ///    is one or two letters (``isApostrophe(_:)``), so compounds such as `python3-requests` stay split.
+    ///    (Longer chains — paths, URLs, dotted names — are not joined.)
     ///
     /// Empty keys (a run of marks only) are skipped; duplicates are kept (`"aA"` gives `aa`, `a`, `a`), so callers
     /// that need a set should deduplicate. A run is found by its whole folded text, and a camelCase identifier
@@ -39,9 +41,9 @@ public enum Tokenizer {
         var chain = JoinedChain()
         func take(_ run: WordSegmenter.Run) {
             let gap = run.range.lowerBound - chain.end
-            chain.begin(joined: gap == 1 && chain.end > 0 && isJoiner(scalars[positions[chain.end]].value), to: &tokens)
+            chain.begin(joiner: gap == 1 && chain.end > 0 ? scalars[positions[chain.end]].value : nil, to: &tokens)
             let whole = appendTokens(of: run, scalars, positions, to: &tokens)
-            chain.add(whole, end: run.range.upperBound)
+            chain.add(whole, end: run.range.upperBound, to: &tokens)
         }
         for position in scalars.indices {
             positions.append(position)
@@ -67,20 +69,40 @@ public enum Tokenizer {
         }
     }
 
+    /// Whether a joiner is an apostrophe, which always joins (`O'Brien`, `don't`, `Zoë's`); the others join a
+    /// name only where one side is one or two letters long (`Wi-Fi`, `AT&T`, `e-mail`, `x-ray`), not compounds
+    /// such as `python3-requests` or `paris-france`, whose parts are words of their own.
+    static func isApostrophe(_ value: UInt32) -> Bool {
+        value == 0x27 || value == 0x2019 || value == 0x2018 || value == 0x02BC || value == 0xFF07
+    }
+
     /// The runs joined so far by single joiners, emitted joined when the chain ends with two or three runs.
     struct JoinedChain {
         static let maximumRuns = 3
+        static let shortPart = 2
         var keys: [String] = []
         /// Where the last run ended (a scalar or byte offset; 0 before the first run).
         var end = 0
+        /// How the next run is attached: nil if it starts a new chain, else whether by an apostrophe.
+        private var joint: Bool? = nil
 
-        /// Before a run's tokens: ends the chain unless the run is joined to it.
-        mutating func begin(joined: Bool, to tokens: inout [String]) {
-            if !joined { finish(to: &tokens) }
+        /// Before a run's tokens: ends the chain unless the run is joined to it (`joiner`: the scalar between
+        /// them, when there is exactly one).
+        mutating func begin(joiner: UInt32?, to tokens: inout [String]) {
+            if let joiner, end > 0, isJoiner(joiner) {
+                joint = isApostrophe(joiner)
+            } else {
+                finish(to: &tokens)
+                joint = nil
+            }
         }
 
-        /// After a run's tokens: the run's key joins the chain.
-        mutating func add(_ key: String, end: Int) {
+        /// After a run's tokens: the run's key joins the chain (or starts a new one when the joint does not join).
+        mutating func add(_ key: String, end: Int, to tokens: inout [String]) {
+            if let apostrophe = joint, let last = keys.last,
+               !(apostrophe || last.count <= Self.shortPart || key.count <= Self.shortPart) {
+                finish(to: &tokens)
+            }
             keys.append(key)
             self.end = end
         }
@@ -118,7 +140,7 @@ public enum Tokenizer {
             while i < count && !isASCIIAlphanumeric(bytes[i]) { i += 1 }
             guard i < count else { break }
             let runStart = i
-            chain.begin(joined: runStart - chain.end == 1 && chain.end > 0 && isJoiner(UInt32(bytes[chain.end])), to: &tokens)
+            chain.begin(joiner: runStart - chain.end == 1 && chain.end > 0 ? UInt32(bytes[chain.end]) : nil, to: &tokens)
             partStarts.removeAll(keepingCapacity: true)
             partStarts.append(i)
             var previousWasLowercase = false
@@ -136,7 +158,7 @@ public enum Tokenizer {
                     tokens.append(lowercased(bytes, start..<end))
                 }
             }
-            chain.add(whole, end: i)
+            chain.add(whole, end: i, to: &tokens)
         }
         chain.finish(to: &tokens)
         return tokens
