@@ -60,7 +60,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/default()>
     open class func `default`() -> Self {
-        let app = StoreLocation.applicationIdentifier
+        let app = OpenSpotlight.applicationIdentifier
         let root = StoreLocation.rootDirectory
         return defaults.index(app: app, root: root) { CSSearchableIndex(indexName: nil, protectionClass: nil) } as! Self
     }
@@ -83,7 +83,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     internal init(indexName: String?, protectionClass: FileProtectionType?) {
         self.indexName = indexName
         self.protectionClass = protectionClass
-        self.applicationIdentifier = StoreLocation.applicationIdentifier
+        self.applicationIdentifier = OpenSpotlight.applicationIdentifier
         self.root = StoreLocation.rootDirectory
         self.queue = DispatchQueue(label: "OpenCoreSpotlight.CSSearchableIndex.\(indexName ?? "default")")
         super.init()

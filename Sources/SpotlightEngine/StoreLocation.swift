@@ -20,17 +20,15 @@ import Darwin
 package enum StoreLocation {
     /// The environment variable that relocates every index (tests and sandboxes use it).
     package static let rootEnvironmentVariable = "OPENSPOTLIGHT_HOME"
-    /// The environment variable that sets the app identifier of the current process when no explicit call did.
-    package static let applicationIdentifierEnvironmentVariable = "OPENSPOTLIGHT_APP_ID"
     /// The file name of the store behind `CSSearchableIndex.default()`.
     package static let defaultIndexName = "_default"
 
-    private static let overrides = LockedBox<(root: URL?, app: String?)>((nil, nil))
+    private static let rootOverride = LockedBox<URL?>(nil)
 
     /// The root directory of every index of this user.
     package static var rootDirectory: URL {
         get {
-            if let root = overrides.value.root { return root }
+            if let root = rootOverride.value { return root }
             let env = ProcessInfo.processInfo.environment
             if let home = env[rootEnvironmentVariable], !home.isEmpty {
                 return URL(fileURLWithPath: home, isDirectory: true)
@@ -40,7 +38,7 @@ package enum StoreLocation {
             }
             return homeDirectory.appendingPathComponent(".local/share/openspotlight", isDirectory: true)
         }
-        set { overrides.withLock { $0.root = newValue } }
+        set { rootOverride.withLock { $0 = newValue } }
     }
 
     /// The user's home: `$HOME` when it is an absolute path (as the XDG Base Directory specification and every
@@ -55,32 +53,7 @@ package enum StoreLocation {
 
     /// Resets `rootDirectory` to what the environment says.
     package static func resetRootDirectory() {
-        overrides.withLock { $0.root = nil }
-    }
-
-    /// The identifier of the app this process indexes for.
-    ///
-    /// Decided by this rule, first match wins:
-    /// 1. an explicit assignment (`StoreLocation.applicationIdentifier = "com.example.app"`, which
-    ///    `OpenSpotlight.configure(applicationIdentifier:)` does);
-    /// 2. the `OPENSPOTLIGHT_APP_ID` environment variable;
-    /// 3. `Bundle.main.bundleIdentifier`;
-    /// 4. the executable's name.
-    package static var applicationIdentifier: String {
-        get {
-            if let app = overrides.value.app { return app }
-            if let env = ProcessInfo.processInfo.environment[applicationIdentifierEnvironmentVariable], !env.isEmpty {
-                return env
-            }
-            if let bundle = Bundle.main.bundleIdentifier, !bundle.isEmpty { return bundle }
-            return ProcessInfo.processInfo.processName
-        }
-        set { overrides.withLock { $0.app = newValue } }
-    }
-
-    /// Forgets an explicit application identifier.
-    package static func resetApplicationIdentifier() {
-        overrides.withLock { $0.app = nil }
+        rootOverride.withLock { $0 = nil }
     }
 
     /// The directory holding one app's indexes.

@@ -527,8 +527,8 @@ final class CSSearchableIndexTests: IndexTestCase {
     }
 
     func testApplicationIdentityRule() {
-        StoreLocation.resetApplicationIdentifier()
-        let env = ProcessInfo.processInfo.environment[StoreLocation.applicationIdentifierEnvironmentVariable]
+        OpenSpotlight.resetApplicationIdentifier()
+        let env = ProcessInfo.processInfo.environment[OpenSpotlight.applicationIdentifierEnvironmentVariable]
         let expected = env ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
         XCTAssertEqual(OpenSpotlight.applicationIdentifier, expected)
         OpenSpotlight.configure(applicationIdentifier: "com.example.explicit")

@@ -20,7 +20,7 @@ class IndexTestCase: XCTestCase {
     override func tearDown() {
         StoreRegistry.forgetAll()
         OpenSpotlight.setRootDirectory(nil)
-        StoreLocation.resetApplicationIdentifier()
+        OpenSpotlight.resetApplicationIdentifier()
         try? FileManager.default.removeItem(at: root)
         super.tearDown()
     }

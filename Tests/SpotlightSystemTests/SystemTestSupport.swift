@@ -31,7 +31,7 @@ class SystemTestCase: XCTestCase {
     override func tearDown() {
         StoreRegistry.forgetAll()
         OpenSpotlight.setRootDirectory(nil)
-        StoreLocation.resetApplicationIdentifier()
+        OpenSpotlight.resetApplicationIdentifier()
         for (key, value) in savedEnvironment {
             if let value { setenv(key, value, 1) } else { unsetenv(key) }
         }
