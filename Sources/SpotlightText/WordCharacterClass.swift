@@ -6,8 +6,9 @@
 /// - Marks (M*) extend whatever precedes them — a word, or a standalone character — without changing its case
 ///   for camelCase detection (`e` + U+0301 is a lowercase letter); after a separator they start a word.
 /// - Han ideographs and Hiragana are words by themselves: CJK text has no spaces, so each such character (with
-///   its marks) is one word, as in Unicode's default word boundaries (UAX #29).
-/// - Everything else — whitespace, punctuation (`-`, `.`, `_`, `/`, `:`, `'`, …), symbols, emoji — separates words.
+///   its marks) is one word, as in Unicode's default word boundaries (UAX #29). So is each emoji (a pictographic
+///   symbol, with its variation selector and skin tone): `🍓` finds "🍓 Strawberry Shake".
+/// - Everything else — whitespace, punctuation (`-`, `.`, `_`, `/`, `:`, `'`, …), other symbols — separates words.
 ///
 /// ```swift
 /// WordCharacterClass(of: "a" as Unicode.Scalar)   // .word(isLowercase: true, isUppercase: false)
@@ -96,6 +97,12 @@ public enum WordCharacterClass: Sendable, Hashable {
             self = .mark
         case .decimalNumber, .letterNumber, .otherNumber:
             self = .word(isLowercase: properties.isLowercase, isUppercase: properties.isUppercase)
+        case .otherSymbol where properties.isEmoji || properties.isEmojiPresentation:
+            // An emoji is a word of its own (`🍓` finds "🍓 Strawberry Shake"), like a Han ideograph.
+            self = .standalone
+        case .modifierSymbol where properties.isEmojiModifier:
+            // A skin tone extends the emoji before it.
+            self = .mark
         default:
             self = .separator
         }

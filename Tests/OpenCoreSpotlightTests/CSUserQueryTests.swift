@@ -224,11 +224,32 @@ final class CSUserQueryTests: IndexTestCase {
     /// Text with nothing searchable in it matches nothing (it used to list items as if they matched).
     func testPunctuationOrEmojiAloneMatchNothing() async throws {
         _ = try await seed()
-        for text in ["🍓", "!!!", "*", "%", "— …", "🍓 ?"] {
+        for text in ["🍓", "!!!", "*", "%", "— …", "🍓 ?"] {  // no smoothie has 🍓 in it
             let found = try await ids(text)
             XCTAssertEqual(found, [], "\(text) has nothing to search for")
         }
         let words = try await ids("berry !!!")
         XCTAssertFalse(words.isEmpty, "punctuation beside a word does not stop the word from matching")
+    }
+
+    /// Emoji are words where they appear in content (issue 13): `🍓` finds "🍓 Strawberry Shake" and nothing else.
+    func testEmojiAreWords() async throws {
+        let index = try await seed()
+        let set = CSSearchableItemAttributeSet(contentType: .content)
+        set.title = "🍓 Strawberry Shake"
+        let heart = CSSearchableItemAttributeSet(contentType: .content)
+        heart.title = "Favourites ❤️"
+        try await index.indexSearchableItems([
+            CSSearchableItem(uniqueIdentifier: "shake", domainIdentifier: "smoothies", attributeSet: set),
+            CSSearchableItem(uniqueIdentifier: "favourites", domainIdentifier: "smoothies", attributeSet: heart),
+        ])
+        let strawberry = try await ids("🍓")
+        XCTAssertEqual(strawberry, ["shake"])
+        let withPunctuation = try await ids("🍓 ?")
+        XCTAssertEqual(withPunctuation, ["shake"])
+        let heartFound = try await ids("❤")
+        XCTAssertEqual(heartFound, ["favourites"], "with or without the emoji variation selector")
+        let nothing = try await ids("🥝")
+        XCTAssertEqual(nothing, [])
     }
 }

@@ -32,7 +32,10 @@ struct WordSplitterTests {
         SplitCase("Re: lunch", ["Re", "lunch"]),
         SplitCase("don't", ["don", "t"]),
         SplitCase("a\tb\nc", ["a", "b", "c"]),
-        SplitCase("emoji🎉party", ["emoji", "party"]),
+        SplitCase("emoji🎉party", ["emoji", "🎉", "party"]),
+        SplitCase("🍓 Strawberry Shake", ["🍓", "Strawberry", "Shake"]),
+        SplitCase("👍🏽 ok ❤️", ["👍🏽", "ok", "❤️"]),
+        SplitCase("a → b", ["a", "b"]),
         SplitCase("50% off", ["50", "off"]),
         // digits: no split between letters and digits
         SplitCase("Win10Pro", ["Win10Pro"]),
@@ -107,7 +110,10 @@ struct WordSplitterTests {
         #expect(WordCharacterClass(of: Character("東")) == .standalone)
         #expect(WordCharacterClass(of: Character("é")) == .word(isLowercase: true, isUppercase: false))
         #expect(WordCharacterClass(of: "\u{301}" as Unicode.Scalar) == .mark)
-        #expect(WordCharacterClass(of: Character("🎉")) == .separator)
+        #expect(WordCharacterClass(of: Character("🎉")) == .standalone)
+        #expect(WordCharacterClass(of: "\u{1F3FD}" as Unicode.Scalar) == .mark, "a skin tone extends its emoji")
+        #expect(WordCharacterClass(of: Character("→")) == .separator)
+        #expect(WordCharacterClass(of: Character("#")) == .separator)
     }
 }
 
