@@ -192,7 +192,7 @@ package final class IndexStore: Sendable {
 
     static let segmentSchemaSQL = """
         CREATE TABLE segment(
-            id INTEGER PRIMARY KEY, firstItem INTEGER NOT NULL, lastItem INTEGER NOT NULL,
+            id INTEGER PRIMARY KEY AUTOINCREMENT, firstItem INTEGER NOT NULL, lastItem INTEGER NOT NULL,
             items INTEGER NOT NULL, postings INTEGER NOT NULL, deadItems INTEGER NOT NULL DEFAULT 0,
             token INTEGER NOT NULL, packed BLOB);
         CREATE INDEX segment_packed ON segment(token) WHERE packed IS NOT NULL;

@@ -438,6 +438,8 @@ enum SegmentMerger {
 
     struct SegmentInfo {
         var id: Int64
+        /// The segment's random token: an id alone could name another segment after a removal of every item.
+        var token: Int64 = 0
         var firstItem: Int64
         var lastItem: Int64
         var items: Int
@@ -456,8 +458,8 @@ enum SegmentMerger {
     }
 
     static func segments(_ db: Database) throws -> [SegmentInfo] {
-        try Row.fetchAll(db, sql: "SELECT id, firstItem, lastItem, items, postings, deadItems FROM segment ORDER BY firstItem").map {
-            SegmentInfo(id: try $0.stored(0), firstItem: try $0.stored(1), lastItem: try $0.stored(2),
+        try Row.fetchAll(db, sql: "SELECT id, firstItem, lastItem, items, postings, deadItems, token FROM segment ORDER BY firstItem").map {
+            SegmentInfo(id: try $0.stored(0), token: try $0.stored(6), firstItem: try $0.stored(1), lastItem: try $0.stored(2),
                         items: try $0.stored(3), postings: try $0.stored(4), deadItems: try $0.stored(5))
         }
     }
@@ -597,7 +599,10 @@ enum SegmentMerger {
         let ids = merge.run.map(\.id)
         let placeholders = ids.map { _ in "?" }.joined(separator: ",")
         let arguments = StatementArguments(ids)
-        let present = try Int.fetchOne(db, sql: "SELECT count(*) FROM segment WHERE id IN (\(placeholders))", arguments: arguments) ?? 0
+        // The very segments it read (same ids and tokens), or nothing: another process may have merged them, or
+        // removed every item since.
+        let present = try Int.fetchOne(db, sql: "SELECT count(*) FROM segment WHERE id IN (\(placeholders)) AND token IN (\(placeholders))",
+                                       arguments: arguments + StatementArguments(merge.run.map(\.token))) ?? 0
         guard present == ids.count else { return false }
         let liveNow = try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE id BETWEEN ? AND ?",
                                        arguments: [first.firstItem, last.lastItem]) ?? 0
