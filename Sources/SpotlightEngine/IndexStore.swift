@@ -281,21 +281,10 @@ package final class IndexStore: Sendable {
             SELECT p.term, p.item, p.tiers FROM posting p WHERE EXISTS (SELECT 1 FROM item i WHERE i.id = p.item)
             ORDER BY p.term, p.item
             """)
-        var pending: [(term: Int64, item: Int64, tiers: UInt8)] = []
         try forEachRawRow(db, rows, []) { h in
-            pending.append((sqlite3_column_int64(h, 0), sqlite3_column_int64(h, 1),
-                            UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 2))))
-            if pending.count >= 65_536 {
-                for p in pending {
-                    if p.term != currentTerm { try flush(); currentTerm = p.term }
-                    list.append((p.item, p.tiers))
-                }
-                pending.removeAll(keepingCapacity: true)
-            }
-        }
-        for p in pending {
-            if p.term != currentTerm { try flush(); currentTerm = p.term }
-            list.append((p.item, p.tiers))
+            let term = sqlite3_column_int64(h, 0)
+            if term != currentTerm { try flush(); currentTerm = term }
+            list.append((sqlite3_column_int64(h, 1), UInt8(truncatingIfNeeded: sqlite3_column_int64(h, 2))))
         }
         try flush()
         try db.execute(sql: "UPDATE segment SET postings = ? WHERE id = ?", arguments: [count, segment])
@@ -510,9 +499,7 @@ package final class IndexStore: Sendable {
             guard problems.count < 5 else { return }
             let segment = sqlite3_column_int64(h, 0)
             do {
-                let count = Int(sqlite3_column_bytes(h, 1))
-                guard count > 0, let pointer = sqlite3_column_blob(h, 1) else { throw PostingCodec.Reader.damaged }
-                let packed = try PackedSegment(UnsafeRawBufferPointer(start: pointer, count: count))
+                let packed = try PackedSegment(try PostingStore.blob(h, column: 1))
                 for i in packed.terms.indices {
                     try packed.withList(i) { list in
                         try list.forEach { item, _ in

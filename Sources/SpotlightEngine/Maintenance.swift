@@ -49,7 +49,6 @@ final class MaintenanceScheduler: Sendable {
         queue.sync {}
     }
 
-    var isStopped: Bool { state.withLock { $0.stopped } }
 }
 
 extension IndexStore {

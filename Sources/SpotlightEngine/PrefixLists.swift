@@ -216,8 +216,7 @@ enum PrefixLists {
         let exists = try Int.fetchOne(db, sql: "SELECT 1 FROM prefixTop WHERE prefix = ?", arguments: [prefix]) != nil
         guard replacing || !exists else { return }
         let (entries, complete) = try refill(prefix, db: db)
-        try db.execute(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)",
-                       arguments: [prefix, complete, encode(entries)])
+        try store(prefix, entries: entries, complete: complete, db: db)
     }
 
     /// Writes a list built by `refill`.

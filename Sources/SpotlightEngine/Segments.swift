@@ -248,11 +248,17 @@ enum PostingStore {
         }
     }
 
+    /// A blob column's bytes, valid until the statement steps (an empty or NULL blob is damage).
     @inline(__always)
-    static func reader(_ h: OpaquePointer, column: Int32) throws -> PostingCodec.Reader {
+    static func blob(_ h: OpaquePointer, column: Int32) throws -> UnsafeRawBufferPointer {
         let count = Int(sqlite3_column_bytes(h, column))
         guard count > 0, let pointer = sqlite3_column_blob(h, column) else { throw PostingCodec.Reader.damaged }
-        return try PostingCodec.Reader(UnsafeRawBufferPointer(start: pointer, count: count))
+        return UnsafeRawBufferPointer(start: pointer, count: count)
+    }
+
+    @inline(__always)
+    static func reader(_ h: OpaquePointer, column: Int32) throws -> PostingCodec.Reader {
+        try PostingCodec.Reader(try blob(h, column: column))
     }
 }
 
@@ -338,9 +344,7 @@ final class PackedSegment: Sendable {
             if let segment { result.append(segment); continue }
             let statement = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE token = ? AND packed IS NOT NULL")
             try IndexStore.forEachRawRow(db, statement, [token]) { h in
-                let count = Int(sqlite3_column_bytes(h, 0))
-                guard count > 0, let pointer = sqlite3_column_blob(h, 0) else { throw PostingCodec.Reader.damaged }
-                let segment = try PackedSegment(UnsafeRawBufferPointer(start: pointer, count: count))
+                let segment = try PackedSegment(try PostingStore.blob(h, column: 0))
                 built[token] = segment
                 result.append(segment)
             }
@@ -531,9 +535,7 @@ enum SegmentMerger {
         let packedRow = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE id = ? AND packed IS NOT NULL")
         for segment in run {
             try IndexStore.forEachRawRow(db, packedRow, [segment.id]) { h in
-                let count = Int(sqlite3_column_bytes(h, 0))
-                guard count > 0, let pointer = sqlite3_column_blob(h, 0) else { throw PostingCodec.Reader.damaged }
-                let packed = try PackedSegment(UnsafeRawBufferPointer(start: pointer, count: count))
+                let packed = try PackedSegment(try PostingStore.blob(h, column: 0))
                 for i in packed.terms.indices {
                     try packed.withList(i) { list in
                         try list.forEach { item, tiers in

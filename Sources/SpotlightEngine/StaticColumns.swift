@@ -81,8 +81,6 @@ final class SegmentColumns: Sendable {
 
     var lastItem: Int64 { firstItem + Int64(present.count) - 1 }
 
-    var memoryFootprint: Int { present.count * 33 + uidBytes.count }
-
     func uid(at i: Int) -> String {
         String(decoding: uidBytes[uidStart[i]..<uidStart[i + 1]], as: UTF8.self)
     }
