@@ -73,6 +73,12 @@ public struct AppSearch: Sendable {
         }
 
         public var words: [WordMatch]
+        /// The typed text is the item's whole name (`title`, else `displayName`), after folding and joiners.
+        public var exactNamePoints: Double
+        /// The first typed word matched the first word of the item's name.
+        public var nameStartPoints: Double
+        /// A typed word matched the item's name; more for a shorter name.
+        public var nameLengthPoints: Double
         public var rankingHintPoints: Double
         public var recencyPoints: Double
         public var engagementPoints: Double
@@ -86,6 +92,9 @@ public struct AppSearch: Sendable {
                           kind: MatchKind(rawValue: $0.kind.rawValue) ?? .exact,
                           field: Field(rawValue: $0.tier) ?? .body, points: $0.points)
             }
+            exactNamePoints = engine.exactNamePoints
+            nameStartPoints = engine.nameStartPoints
+            nameLengthPoints = engine.nameLengthPoints
             rankingHintPoints = engine.rankingHintPoints
             recencyPoints = engine.recencyPoints
             engagementPoints = engine.engagementPoints

@@ -15,9 +15,10 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 2):
+/// Schema (format version 3):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow).
-/// - `item(id, uid, domain, expires, hint, lastUsed, attrs)`: one row per item; `attrs` is `ValueCodec` bytes.
+/// - `item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey)`: one row per item;
+///   `attrs` is `ValueCodec` bytes; the `name…` columns are its `NameSignals` (the key's hash as a 64-bit integer).
 /// - `term(id, text, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
 /// - `segment(id, firstItem, lastItem, items, postings, deadItems)` and `postings(term, segment, count, data)`:
@@ -27,9 +28,10 @@ import Darwin
 ///   2001), so attribute filters on them are range lookups (`QueryPlanner`).
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
 package final class IndexStore: Sendable {
-    /// The format this version writes and reads. Format 1 (one `posting` row per term and item) is upgraded in
-    /// place when a store is opened for writing (`upgradeFromFormat1`).
-    package static let formatVersion = 2
+    /// The format this version writes and reads. Older formats are upgraded in place when a store is opened for
+    /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
+    /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`.
+    package static let formatVersion = 3
 
     /// How long a connection waits for a lock held by another connection or process before failing with busy.
     static let busyTimeout: TimeInterval = 30
@@ -214,6 +216,9 @@ package final class IndexStore: Sendable {
                 if version == 1 {
                     try upgradeFromFormat1(db, url: url)
                 }
+                if version <= 2 {
+                    try upgradeFromFormat2(db, url: url)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: termCoverIndexSQL)
                 return
@@ -231,7 +236,10 @@ package final class IndexStore: Sendable {
                     expires REAL NOT NULL,
                     hint REAL,
                     lastUsed REAL,
-                    attrs BLOB NOT NULL);
+                    attrs BLOB NOT NULL,
+                    nameWords INTEGER NOT NULL DEFAULT 0,
+                    nameFirst TEXT NOT NULL DEFAULT '',
+                    nameKey INTEGER NOT NULL DEFAULT 0);
                 CREATE INDEX item_domain ON item(domain) WHERE domain IS NOT NULL;
                 CREATE INDEX item_expires ON item(expires);
                 CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
@@ -290,10 +298,46 @@ package final class IndexStore: Sendable {
         try db.execute(sql: "UPDATE segment SET postings = ? WHERE id = ?", arguments: [count, segment])
         try db.execute(sql: "DROP TABLE posting")
         try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextItem', ?)", arguments: [last + 1])
+        try db.execute(sql: "UPDATE meta SET value = 2 WHERE key = 'formatVersion'")
+        EngineLog.logger.notice("""
+            upgraded the index at \(url.path) from format 1 to 2: \(items) items, \(count) postings \
+            in one segment (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            """)
+    }
+
+    /// Format 2 → 3, in the opening transaction (all or nothing): every item gets its name signals
+    /// (`NameSignals`, read from its stored attributes), and the prefix lists are built again with the keys of
+    /// today's ranking (format 2's keys, from a prefix factor of 0.8 and without the name parts, would understate
+    /// scores, and a list relies on its keys bounding them). Lists of long prefixes are rebuilt too.
+    private static func upgradeFromFormat2(_ db: Database, url: URL) throws {
+        let started = Date()
+        for column in ["nameWords INTEGER NOT NULL DEFAULT 0", "nameFirst TEXT NOT NULL DEFAULT ''", "nameKey INTEGER NOT NULL DEFAULT 0"] {
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN \(column)")
+        }
+        var changes = PrefixLists.Changes()
+        changes.hot = try PrefixLists.hotPrefixes(db)
+        let update = try db.makeStatement(sql: "UPDATE item SET nameWords = ?, nameFirst = ?, nameKey = ? WHERE id = ?")
+        let now = Date()
+        var items = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, uid, domain, hint, lastUsed, attrs FROM item")
+        while let row = try rows.next() {
+            let id: Int64 = try row.stored("id")
+            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+            let name = NameSignals(attributes: decoded.attributes)
+            try update.execute(arguments: [name.words, name.first, Int64(bitPattern: name.key), id])
+            let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
+            let hintPoints = Ranking.hintPoints(try row.stored("hint"))
+                + Ranking.recencyPoints(lastUsed: try row.stored("lastUsed"), now: now)
+            changes.add(item: id, uid: try row.stored("uid"), terms: terms, name: name, hintPoints: hintPoints)
+            items += 1
+        }
+        let lists = try Int.fetchOne(db, sql: "SELECT count(*) FROM prefixTop") ?? 0
+        try db.execute(sql: "DELETE FROM prefixTop")
+        try PrefixLists.apply(changes, db: db, now: now)
         try db.execute(sql: "UPDATE meta SET value = \(Self.formatVersion) WHERE key = 'formatVersion'")
         EngineLog.logger.notice("""
-            upgraded the index at \(url.path) from format 1 to \(Self.formatVersion): \(items) items, \(count) postings \
-            in one segment (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            upgraded the index at \(url.path) from format 2 to \(Self.formatVersion): name signals of \(items) items, \
+            \(lists) prefix lists rebuilt (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
             """)
     }
 

@@ -4,9 +4,10 @@ import GRDB
 /// Score-ordered candidate lists for prefixes, so search-as-you-type does not rank every match of `r`.
 ///
 /// The table `prefixTop` keeps, for a prefix, the `capacity` best items whose terms start with it, by *list key* =
-/// the item's best word points for that prefix (`Ranking.tierWeights[tier]` × exact 1.0 / prefix 0.8) + its
-/// `rankingHint` points + its `lastUsedDate` recency points when the key was computed. Recency only decays, so a
-/// key is an upper bound of the item's score for the prefix (engagement aside). A list is *complete* while it holds
+/// the item's best word points for that prefix (`Ranking.tierWeights[tier]` × exact 1.0 / prefix 0.9) + the most
+/// its name can add when that match is in the name (`namePoints`) + its `rankingHint` points + its `lastUsedDate`
+/// recency points when the key was computed. Recency only decays, so a key is an upper bound of the item's score
+/// for the prefix (engagement aside). A list is *complete* while it holds
 /// every matching item.
 ///
 /// - Prefixes of 1 to `eagerPrefixLength` characters have lists from the first write.
@@ -102,8 +103,8 @@ enum PrefixLists {
         /// Long prefixes that have lists (read once per transaction).
         var hot: Set<String> = []
 
-        mutating func add(item: Int64, uid: String, terms: [String: UInt8], hintPoints: Double) {
-            add(item: item, uid: uid, points: PrefixLists.bestPoints(terms, hot: hot), hintPoints: hintPoints)
+        mutating func add(item: Int64, uid: String, terms: [String: UInt8], name: NameSignals, hintPoints: Double) {
+            add(item: item, uid: uid, points: PrefixLists.bestPoints(terms, hot: hot, name: name), hintPoints: hintPoints)
         }
 
         /// `points`: the item's `bestPoints` for this transaction's `hot` set.
@@ -163,7 +164,35 @@ enum PrefixLists {
         return String(view)
     }
 
-    static func bestPoints(_ terms: [String: UInt8], hot: Set<String> = []) -> PrefixPoints {
+    /// The most the name parts of the score (`NameMatch`) add for a one-word query `prefix` whose best match in
+    /// the item has `points`: nothing unless that match is in the name (only name matches reach 7.2); then the
+    /// name's length part, the name-start part when the name's first word begins with the prefix (`startsName`;
+    /// scalar by scalar, which every prefix match by `String.hasPrefix` also is), and the exact-name part when the
+    /// name's words joined are the prefix (`isName`).
+    @inline(__always)
+    static func namePoints(_ points: Double, name: NameSignals, isName: Bool, startsName: Bool) -> Double {
+        guard name.words > 0, points >= Ranking.tierWeights[0] * Ranking.kindFactor(.prefix) - 1e-9 else { return 0 }
+        return (startsName ? Ranking.nameStartPoints : 0) + Ranking.nameLengthPoints(words: name.words)
+            + (isName ? Ranking.exactNamePoints : 0)
+    }
+
+    /// The short keys of `text`'s prefixes of 1…3 scalars, shortest first.
+    static func shortKeys(_ text: String) -> [UInt64] {
+        var scalars: (UInt32, UInt32, UInt32) = (0, 0, 0)
+        var keys: [UInt64] = []
+        for (i, scalar) in text.unicodeScalars.prefix(eagerPrefixLength).enumerated() {
+            switch i {
+            case 0: scalars.0 = scalar.value
+            case 1: scalars.1 = scalar.value
+            default: scalars.2 = scalar.value
+            }
+            keys.append(shortKey(scalars))
+        }
+        return keys
+    }
+
+    /// The best points per prefix (word points, plus the name parts: `namePoints`).
+    static func bestPoints(_ terms: [String: UInt8], hot: Set<String> = [], name: NameSignals = .none) -> PrefixPoints {
         var result = PrefixPoints()
         result.short.reserveCapacity(terms.count * 2)
         for (term, tiers) in terms {
@@ -194,6 +223,20 @@ enum PrefixLists {
                 let points = weight * Ranking.kindFactor(end == all.count ? .exact : .prefix)
                 if points > result.long[key] ?? -1 { result.long[key] = points }
             }
+        }
+        guard name.words > 0 else { return result }
+        // The name's key as a short key, when it is short enough to be one; the first word's short prefixes.
+        var nameKey: UInt64? = nil
+        if let text = name.keyText, text.unicodeScalars.count <= eagerPrefixLength { nameKey = shortKeys(text).last }
+        let firstKeys = shortKeys(name.first)
+        for (key, points) in result.short {
+            let extra = namePoints(points, name: name, isName: key == nameKey, startsName: firstKeys.contains(key))
+            if extra > 0 { result.short[key] = points + extra }
+        }
+        for (key, points) in result.long {
+            let extra = namePoints(points, name: name, isName: key == name.keyText,
+                                   startsName: name.first.unicodeScalars.starts(with: key.unicodeScalars))
+            if extra > 0 { result.long[key] = points + extra }
         }
         return result
     }
@@ -287,11 +330,16 @@ enum PrefixLists {
             }
         }
         // Items deleted since their segment was written have no row: they are left out.
-        let row = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed FROM item WHERE id = ?")
+        let row = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed, nameWords, nameKey, nameFirst FROM item WHERE id = ?")
+        let prefixKey = NameSignals.hash(prefix)
         var entries: [Entry] = []
         for (item, points) in bestPoints {
             guard let found = try Row.fetchOne(row, arguments: [item]) else { continue }
-            let key = points + Ranking.hintPoints(try found.stored(1)) + Ranking.recencyPoints(lastUsed: try found.stored(2), now: now)
+            let nameKey = UInt64(bitPattern: try found.stored(4) as Int64)
+            let name = NameSignals(words: try found.stored(3), first: try found.stored(5), key: nameKey)
+            let key = points + namePoints(points, name: name, isName: nameKey == prefixKey,
+                                          startsName: name.first.unicodeScalars.starts(with: prefix.unicodeScalars))
+                + Ranking.hintPoints(try found.stored(1)) + Ranking.recencyPoints(lastUsed: try found.stored(2), now: now)
             entries.append(Entry(item: item, key: key, uid: try found.stored(0)))
         }
         entries.sort(by: Entry.precedes)

@@ -13,9 +13,9 @@ struct PackedMatch {
     var tier: UInt8
     var points: Double
 
-    /// The points in fifths: every word's points are a whole number of fifths (tier weight × 1, 0.8 or 0.6), so
+    /// The points in tenths: every word's points are a whole number of tenths (tier weight × 1, 0.9 or 0.6), so
     /// sums of units are exact in any order and equal sums are equal word scores.
-    var units: Int32 { Int32((points * 5).rounded()) }
+    var units: Int32 { Int32((points * Ranking.unitsPerPoint).rounded()) }
 }
 
 /// The best match of one query word in each item that has one.
@@ -193,7 +193,29 @@ extension IndexStore {
                         columns: StaticColumns? = nil) throws -> [SearchHit]
     {
         let now = options.now.timeIntervalSinceReferenceDate
-        let maxStatic = Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints
+        let maxStatic = Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints + Ranking.nameStartPoints + Ranking.maxNameLengthPoints
+        // Only a candidate whose every word matched a whole name word can be the exact name: those are the top
+        // level of word units, if any.
+        let exactNameUnits = Int32((Double(words.count) * Ranking.tierWeights[0] * Ranking.unitsPerPoint).rounded())
+        let queryKey = NameSignals.queryKey(words.map(\.word))
+        let firstIsPrefix = options.lastWordIsPrefix && words.count == 1
+        func nameMatch(_ id: Int64, _ name: NameSignals) -> NameMatch {
+            guard name.words > 0 else { return NameMatch() }
+            var anyName = false, allExactName = true, startsName = false
+            for (i, word) in words.enumerated() {
+                guard let match = word.best[id] else { allExactName = false; continue }
+                if match.tier == 0 {
+                    anyName = true
+                    if i == 0 {
+                        startsName = NameMatch.firstWordMatches(word.word, as: match.kind, prefix: firstIsPrefix, first: name.first)
+                    }
+                    if match.kind != .exact { allExactName = false }
+                } else {
+                    allExactName = false
+                }
+            }
+            return NameMatch(anyName: anyName, startsName: startsName, allExactName: allExactName, queryKey: queryKey, name: name)
+        }
         var boosted: [Int64] = []
         if !options.boosts.isEmpty {
             let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
@@ -213,26 +235,31 @@ extension IndexStore {
             var score: Double
             var hint: Double?
             var lastUsed: Double?
+            var name: NameMatch
             var uid: String?
             var column: SegmentColumns?
             var index: Int
         }
         var pool: [Scored] = []
-        let staticRow = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed FROM item WHERE id = ? AND expires > ?")
+        let staticRow = try db.cachedStatement(sql: """
+            SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ? AND expires > ?
+            """)
         func read(_ ids: [Int64]) throws {
             for id in ids {
                 // Word points summed in query order, as `RankingExplanation.total` adds them.
                 let points = words.reduce(0) { $0 + ($1.best[id]?.points ?? 0) }
                 if let signals = columns?.signals(id) {
                     // From the columns; whether the item still exists and has not expired is checked when it is
-                    // returned (below).
-                    var score = points + Ranking.hintPoints(signals.hint) + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now)
+                    // returned (below). Added in the order `RankingExplanation.total` adds.
+                    let name = nameMatch(id, signals.column.name(at: signals.index))
+                    var score = points + name.exact + name.start + name.length
+                        + Ranking.hintPoints(signals.hint) + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now)
                     var uid: String? = nil
                     if !options.boosts.isEmpty {
                         uid = signals.column.uid(at: signals.index)
                         score += options.boosts[uid!] ?? 0
                     }
-                    pool.append(Scored(id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, uid: uid,
+                    pool.append(Scored(id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, name: name, uid: uid,
                                        column: signals.column, index: signals.index))
                     continue
                 }
@@ -241,9 +268,14 @@ extension IndexStore {
                                                                    count: Int(sqlite3_column_bytes(h, 0))), as: UTF8.self)
                     let hint: Double? = sqlite3_column_type(h, 1) == SQLITE_NULL ? nil : sqlite3_column_double(h, 1)
                     let lastUsed: Double? = sqlite3_column_type(h, 2) == SQLITE_NULL ? nil : sqlite3_column_double(h, 2)
-                    let score = points + Ranking.hintPoints(hint)
+                    let first = sqlite3_column_text(h, 4).map {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: Int(sqlite3_column_bytes(h, 4))), as: UTF8.self)
+                    }
+                    let name = nameMatch(id, NameSignals(words: Int(sqlite3_column_int64(h, 3)), first: first ?? "",
+                                                         key: UInt64(bitPattern: sqlite3_column_int64(h, 5))))
+                    let score = points + name.exact + name.start + name.length + Ranking.hintPoints(hint)
                         + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
-                    pool.append(Scored(id: id, score: score, hint: hint, lastUsed: lastUsed, uid: uid, column: nil, index: 0))
+                    pool.append(Scored(id: id, score: score, hint: hint, lastUsed: lastUsed, name: name, uid: uid, column: nil, index: 0))
                 }
             }
         }
@@ -300,7 +332,9 @@ extension IndexStore {
                 next += 1
             }
             // Anything not read yet scores at most this.
-            let bound = next < levels.count ? Double(levels[next]) / 5 + maxStatic + 1e-9 : -Double.infinity
+            let bound = next < levels.count
+                ? Double(levels[next]) / Ranking.unitsPerPoint + maxStatic + (levels[next] >= exactNameUnits ? Ranking.exactNamePoints : 0) + 1e-9
+                : -Double.infinity
             // The hits so far are final when `wanted` of them beat the bound (a tie might lose to a smaller
             // identifier not read yet); until enough candidates do, there is nothing to sort.
             let done = next >= levels.count
@@ -318,6 +352,7 @@ extension IndexStore {
                         guard let found = try item(candidate.id) else { continue }
                         var explanation = RankingExplanation()
                         explanation.words = words.compactMap { $0.explanation(for: candidate.id) }
+                        explanation.setName(candidate.name)
                         explanation.rankingHintPoints = Ranking.hintPoints(candidate.hint)
                         explanation.recencyPoints = Ranking.recencyPoints(lastUsed: candidate.lastUsed, now: options.now)
                         explanation.engagementPoints = options.boosts[found.uniqueIdentifier] ?? 0

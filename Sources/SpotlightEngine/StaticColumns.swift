@@ -16,6 +16,10 @@ final class SegmentColumns: Sendable {
     let present: [Bool]
     let hint: [Double]
     let lastUsed: [Double]
+    /// The name's signals (`NameSignals`).
+    let nameWords: [UInt8]
+    let nameFirst: [String]
+    let nameKey: [UInt64]
     /// The identifiers' UTF-8 bytes, one after the other; item `i`'s are `uidBytes[uidStart[i]..<uidStart[i + 1]]`.
     let uidStart: [Int]
     let uidBytes: [UInt8]
@@ -28,6 +32,9 @@ final class SegmentColumns: Sendable {
         var present = [Bool](repeating: false, count: count)
         var hint = [Double](repeating: .nan, count: count)
         var lastUsed = [Double](repeating: .nan, count: count)
+        var nameWords = [UInt8](repeating: 0, count: count)
+        var nameFirst = [String](repeating: "", count: count)
+        var nameKey = [UInt64](repeating: 0, count: count)
         var uids = [ArraySlice<UInt8>](repeating: [], count: count)
         // Ids covered by known columns, as sorted ranges.
         var covered: [ClosedRange<Int64>] = []
@@ -39,6 +46,9 @@ final class SegmentColumns: Sendable {
                 present[target] = column.present[source]
                 hint[target] = column.hint[source]
                 lastUsed[target] = column.lastUsed[source]
+                nameWords[target] = column.nameWords[source]
+                nameFirst[target] = column.nameFirst[source]
+                nameKey[target] = column.nameKey[source]
                 uids[target] = column.uidBytes[column.uidStart[source]..<column.uidStart[source + 1]]
             }
             covered.append(low...high)
@@ -50,7 +60,9 @@ final class SegmentColumns: Sendable {
             next = max(next, range.upperBound + 1)
         }
         if next <= lastItem { gaps.append(next...lastItem) }
-        let statement = try db.cachedStatement(sql: "SELECT id, hint, lastUsed, uid FROM item WHERE id BETWEEN ? AND ?")
+        let statement = try db.cachedStatement(sql: """
+            SELECT id, hint, lastUsed, uid, nameWords, nameFirst, nameKey FROM item WHERE id BETWEEN ? AND ?
+            """)
         for gap in gaps {
             try IndexStore.forEachRawRow(db, statement, [gap.lowerBound, gap.upperBound]) { h in
                 let i = Int(sqlite3_column_int64(h, 0) - firstItem)
@@ -61,6 +73,12 @@ final class SegmentColumns: Sendable {
                 if let text = sqlite3_column_text(h, 3) {
                     uids[i] = ArraySlice(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(h, 3))))
                 }
+                nameWords[i] = UInt8(clamping: sqlite3_column_int64(h, 4))
+                if let text = sqlite3_column_text(h, 5) {
+                    nameFirst[i] = String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(h, 5))),
+                                          as: UTF8.self)
+                }
+                nameKey[i] = UInt64(bitPattern: sqlite3_column_int64(h, 6))
             }
         }
         var start = [Int]()
@@ -75,11 +93,18 @@ final class SegmentColumns: Sendable {
         self.present = present
         self.hint = hint
         self.lastUsed = lastUsed
+        self.nameWords = nameWords
+        self.nameFirst = nameFirst
+        self.nameKey = nameKey
         self.uidStart = start
         self.uidBytes = bytes
     }
 
     var lastItem: Int64 { firstItem + Int64(present.count) - 1 }
+
+    func name(at i: Int) -> NameSignals {
+        NameSignals(words: Int(nameWords[i]), first: nameFirst[i], key: nameKey[i])
+    }
 
     func uid(at i: Int) -> String {
         String(decoding: uidBytes[uidStart[i]..<uidStart[i + 1]], as: UTF8.self)

@@ -28,17 +28,33 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
     }
 
     package var words: [WordMatch] = []
+    /// The typed text is the item's whole name (`Ranking.exactNamePoints`).
+    package var exactNamePoints: Double = 0
+    /// The first typed word matched the name's first word (`Ranking.nameStartPoints`).
+    package var nameStartPoints: Double = 0
+    /// A word matched the name, and the name is short (`Ranking.nameLengthPoints`).
+    package var nameLengthPoints: Double = 0
     package var rankingHintPoints: Double = 0
     package var recencyPoints: Double = 0
     package var engagementPoints: Double = 0
 
     package var total: Double {
-        words.reduce(0) { $0 + $1.points } + rankingHintPoints + recencyPoints + engagementPoints
+        words.reduce(0) { $0 + $1.points } + exactNamePoints + nameStartPoints + nameLengthPoints
+            + rankingHintPoints + recencyPoints + engagementPoints
+    }
+
+    mutating func setName(_ name: NameMatch) {
+        exactNamePoints = name.exact
+        nameStartPoints = name.start
+        nameLengthPoints = name.length
     }
 
     /// Each part with its points, in the order `total` adds them.
     package var components: [String] {
         var parts = words.map { "\($0.queryWord)→\($0.matchedTerm) \($0.kind.rawValue) tier \($0.tier): \(String(format: "%.2f", $0.points))" }
+        if exactNamePoints != 0 { parts.append("exact name: \(String(format: "%.2f", exactNamePoints))") }
+        if nameStartPoints != 0 { parts.append("name starts with it: \(String(format: "%.2f", nameStartPoints))") }
+        if nameLengthPoints != 0 { parts.append("name length: \(String(format: "%.2f", nameLengthPoints))") }
         if rankingHintPoints != 0 { parts.append("rankingHint: \(String(format: "%.2f", rankingHintPoints))") }
         if recencyPoints != 0 { parts.append("recency: \(String(format: "%.2f", recencyPoints))") }
         if engagementPoints != 0 { parts.append("engagement: \(String(format: "%.2f", engagementPoints))") }
@@ -54,7 +70,11 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
 ///
 /// - each query word contributes `tierWeight[tier] × kindFactor` for its best match in the item, where the tiers
 ///   are name (title, displayName) 8, keywords 4, description 2, body 1, and the kind factor is exact 1.0,
-///   prefix 0.8, typo 0.6;
+///   prefix 0.9, typo 0.6 (a prefix of a name word is 0.8 below the whole word: less than what `rankingHint`
+///   adds, so a very popular `numpy` outranks an obscure `add-two-num` for `num`);
+/// - the name (`NameSignals`, `NameMatch`): 3.5 when the typed words are exactly the item's name (all matched
+///   whole in the name, and the name's words joined equal the typed words joined); 0.25 when the first typed word
+///   matched the name's first word; 0.25 ÷ the name's word count when any typed word matched the name;
 /// - `rankingHint` (0…100) adds up to 1.5;
 /// - `lastUsedDate` adds up to 1.5, halving every 14 days;
 /// - engagement (see `EngagementStore`) adds up to 2.
@@ -66,9 +86,30 @@ package enum Ranking {
     package static func kindFactor(_ kind: RankingExplanation.MatchKind) -> Double {
         switch kind {
         case .exact: return 1.0
-        case .prefix: return 0.8
+        case .prefix: return 0.9
         case .typo: return 0.6
         }
+    }
+    /// Word points are whole tenths (8 × 0.9 = 7.2, 1 × 0.9 = 0.9, 2 × 0.6 = 1.2 …): sums of units are exact.
+    static let unitsPerPoint = 10.0
+    /// The typed text is the item's whole name: above everything static (hint, recency and the other name parts
+    /// add at most 3.5 to a rival), below engagement with a static edge.
+    package static let exactNamePoints = 3.5
+    package static let nameStartPoints = 0.25
+    package static let maxNameLengthPoints = 0.25
+    static func nameLengthPoints(words: Int) -> Double {
+        words > 0 ? maxNameLengthPoints / Double(words) : 0
+    }
+    /// How the query word `word` matches the item's word `term`, if it does: the same word, a prefix of it (when
+    /// `prefix`), or within `typoBudget` edits of it (`Typos`, the first letter kept).
+    static func matchKind(_ word: String, term: String, prefix: Bool, typoBudget: Int) -> RankingExplanation.MatchKind? {
+        if term == word { return .exact }
+        if prefix && term.hasPrefix(word) { return .prefix }
+        if typoBudget > 0, term.unicodeScalars.first == word.unicodeScalars.first,
+           (prefix ? Typos.prefixDistance(word, term, limit: typoBudget) : Typos.distance(word, term, limit: typoBudget)) <= typoBudget {
+            return .typo
+        }
+        return nil
     }
     package static let maxRankingHintPoints = 1.5
     package static let maxRecencyPoints = 1.5
@@ -252,6 +293,8 @@ extension IndexStore {
             if let filter = options.filter, !filter(item) { return }
             var explanation = RankingExplanation()
             explanation.words = [best]
+            explanation.setName(NameMatch([best], firstIsPrefix: true, queryKey: NameSignals.queryKey([word]),
+                                          name: NameSignals(attributes: item.attributes)))
             explanation.rankingHintPoints = Ranking.hintPoints(try row.stored("hint"))
             explanation.recencyPoints = Ranking.recencyPoints(lastUsed: try row.stored("lastUsed"), now: options.now)
             explanation.engagementPoints = options.boosts[item.uniqueIdentifier] ?? 0
@@ -328,21 +371,10 @@ extension IndexStore {
     /// (for the last word), or within the typo budget with the first letter right.
     static func forwardMatch(_ word: String, prefix: Bool, terms: [String: UInt8], typos: Bool) -> RankingExplanation.WordMatch? {
         let budget = typos ? Typos.budget(for: word) : 0
-        let first = word.unicodeScalars.first
         var best: RankingExplanation.WordMatch?
         for (term, tiers) in terms {
-            guard let tier = TextIndexer.bestTier(tiers) else { continue }
-            let kind: RankingExplanation.MatchKind
-            if term == word {
-                kind = .exact
-            } else if prefix && term.hasPrefix(word) {
-                kind = .prefix
-            } else if budget > 0, term.unicodeScalars.first == first,
-                      (prefix ? Typos.prefixDistance(word, term, limit: budget) : Typos.distance(word, term, limit: budget)) <= budget {
-                kind = .typo
-            } else {
-                continue
-            }
+            guard let tier = TextIndexer.bestTier(tiers),
+                  let kind = Ranking.matchKind(word, term: term, prefix: prefix, typoBudget: budget) else { continue }
             let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
             if best == nil || points > best!.points || (points == best!.points && term < best!.matchedTerm) {
                 best = .init(queryWord: word, matchedTerm: term, kind: kind, tier: tier, points: points)

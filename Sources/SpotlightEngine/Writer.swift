@@ -197,9 +197,12 @@ struct Writer {
         if pendingPostings.count >= SegmentMerger.flushThreshold { try flushSegment() }
         let id = try allocateItemID()
         itemsChanged = true
-        try db.cachedStatement(sql: "INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs) VALUES(?, ?, ?, ?, ?, ?, ?)")
-            .execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
-                                 hint, lastUsed, bytes])
+        let name = prepared?.name ?? NameSignals(attributes: attributes)
+        try db.cachedStatement(sql: """
+            INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey)
+            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
+                                 hint, lastUsed, bytes, name.words, name.first, Int64(bitPattern: name.key)])
         let newTerms = prepared?.terms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
         for (text, tiers) in newTerms {
             let termID = try termID(for: text)
@@ -210,7 +213,7 @@ struct Writer {
         if let prepared, prepared.hot == prefixes.hot {
             prefixes.add(item: id, uid: item.uniqueIdentifier, points: prepared.prefixPoints, hintPoints: hintPoints)
         } else {
-            prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms, hintPoints: hintPoints)
+            prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms, name: name, hintPoints: hintPoints)
         }
         let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
         for entry in prepared?.values ?? AttributeValueIndex.values(attributes: attributes, custom: custom) {
@@ -250,6 +253,7 @@ struct PreparedUpsert: Sendable {
     var terms: [String: UInt8]
     var values: Set<AttributeValueIndex.Entry>
     var bytes: Data
+    var name: NameSignals
     /// The item's best word points per prefix for the long prefixes that had lists when it was prepared
     /// (`hot`); used only if the transaction finds the same set.
     var prefixPoints: PrefixLists.PrefixPoints
@@ -278,11 +282,13 @@ struct PreparedUpsert: Sendable {
                 guard case .upsert(let item, _, _, _) = operations[position] else { continue }
                 let terms = TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes,
                                               domain: item.domainIdentifier)
+                let name = NameSignals(attributes: item.attributes)
                 local[position] = PreparedUpsert(
                     terms: terms,
                     values: AttributeValueIndex.values(attributes: item.attributes, custom: item.customAttributes),
                     bytes: Data(ValueCodec.stored(attributes: item.attributes, custom: item.customAttributes)),
-                    prefixPoints: PrefixLists.bestPoints(terms, hot: hot), hot: hot)
+                    name: name,
+                    prefixPoints: PrefixLists.bestPoints(terms, hot: hot, name: name), hot: hot)
             }
             results.withLock { $0.merge(local) { a, _ in a } }
         }

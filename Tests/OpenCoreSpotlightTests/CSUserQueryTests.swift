@@ -79,24 +79,46 @@ final class CSUserQueryTests: IndexTestCase {
     func testRankingPutsTitlesFirstAndRanksAreConsistent() async throws {
         _ = try await seed()
         let result = try await search("milk")
-        XCTAssertEqual(result.items.map(\.id), ["chocolate-almond-milk", "matcha-milk", "milk-shake"])
+        // All three have "milk" in their titles: the title that starts with it first, then the shorter title.
+        XCTAssertEqual(result.items.map(\.id), ["milk-shake", "matcha-milk", "chocolate-almond-milk"])
         for (a, b) in zip(result.items, result.items.dropFirst()) {
             XCTAssertEqual(a.item.compare(byRank: b.item), .orderedAscending)
             XCTAssertLessThan(a, b)
         }
     }
 
+    func testAppSearchExplainsTheNamePartsAndTheyAddUp() async throws {
+        _ = try await seed()
+        let results = try AppSearch().search("milk shake", limit: 5)
+        let first = try XCTUnwrap(results.first)
+        XCTAssertEqual(first.uniqueIdentifier, "milk-shake")
+        XCTAssertEqual(first.explanation.exactNamePoints, 3.5, "the typed text is the whole title")
+        XCTAssertEqual(first.explanation.nameStartPoints, 0.25)
+        XCTAssertEqual(first.explanation.nameLengthPoints, 0.125, accuracy: 1e-12)
+        for result in try AppSearch().search("milk", limit: 5) + results {
+            let e = result.explanation
+            let parts = e.words.reduce(0) { $0 + $1.points } + e.exactNamePoints + e.nameStartPoints + e.nameLengthPoints
+                + e.rankingHintPoints + e.recencyPoints + e.engagementPoints
+            XCTAssertEqual(parts, result.score, accuracy: 1e-9, "\(result.uniqueIdentifier): \(e)")
+            XCTAssertEqual(e.total, result.score, accuracy: 1e-9)
+        }
+        let matcha = try XCTUnwrap(try AppSearch().search("milk", limit: 5).first { $0.uniqueIdentifier == "matcha-milk" })
+        XCTAssertEqual(matcha.explanation.exactNamePoints, 0)
+        XCTAssertEqual(matcha.explanation.nameStartPoints, 0, "milk is its second word")
+        XCTAssertTrue(matcha.explanation.description.contains("name length: 0.12"), matcha.explanation.description)
+    }
+
     func testEngagementMovesAResultUp() async throws {
         _ = try await seed()
         let before = try await search("milk")
-        XCTAssertNotEqual(before.items.first?.id, "milk-shake")
+        XCTAssertEqual(before.items.last?.id, "chocolate-almond-milk")
         let query = CSUserQuery(userQueryString: "milk", userQueryContext: nil)
-        let shake = try XCTUnwrap(before.items.first { $0.id == "milk-shake" })
-        query.userEngaged(shake, visibleItems: before.items, interaction: .select)
+        let chocolate = try XCTUnwrap(before.items.first { $0.id == "chocolate-almond-milk" })
+        query.userEngaged(chocolate, visibleItems: before.items, interaction: .select)
         let r11 = try await ids("milk")
-        XCTAssertEqual(r11.first, "milk-shake", "after engaging Milk Shake for milk it comes first")
+        XCTAssertEqual(r11.first, "chocolate-almond-milk", "after engaging Chocolate Almond Milk for milk it comes first")
         let r12 = try await ids("mil")
-        XCTAssertEqual(r12.first, "milk-shake", "also while typing the same query")
+        XCTAssertEqual(r12.first, "chocolate-almond-milk", "also while typing the same query")
         let r13 = try await ids("cocoa")
         XCTAssertEqual(r13, ["chocolate-almond-milk"], "engagement never adds matches")
     }

@@ -2,10 +2,11 @@ import Foundation
 import XCTest
 @testable import SpotlightEngine
 import SpotlightTestSupport
+import SpotlightText
 
 /// The ranked search must equal the ranking's definition applied to every item by brute force: each item's words
-/// matched against each query word (`forwardMatch`), scores summed with the static signals, sorted by score then
-/// identifier, the filter applied in that order. The corpus is random but seeded, with few distinct words so that
+/// matched against each query word (`forwardMatch`), the name parts computed from the item's title, scores summed
+/// with the static signals, sorted by score then identifier, the filter applied in that order. The corpus is random but seeded, with few distinct words so that
 /// every query has many matches in every tier and many ties.
 final class RankingOracleTests: XCTestCase {
     var directory: URL!
@@ -70,15 +71,30 @@ final class RankingOracleTests: XCTestCase {
         var scored: [(uid: String, score: Double, item: StoredItem)] = []
         for (item, terms) in zip(items, termsOf) where item.expirationDate > options.now {
             var points = 0.0
-            var all = true
+            var matches: [RankingExplanation.WordMatch] = []
             for (i, word) in words.enumerated() {
-                guard let match = IndexStore.forwardMatch(word, prefix: i == words.count - 1, terms: terms, typos: typos[i]) else {
-                    all = false
-                    break
-                }
+                guard let match = IndexStore.forwardMatch(word, prefix: i == words.count - 1, terms: terms, typos: typos[i]) else { break }
                 points += match.points
+                matches.append(match)
             }
-            guard all else { continue }
+            guard matches.count == words.count else { continue }
+            // The name parts (Documentation/Ranking.md), from the title's words.
+            var exact = 0.0, start = 0.0, length = 0.0
+            var name: [String] = []
+            if case .string(let title)? = item.attributes["title"] { name = Tokenizer.queryTokens(title) }
+            if !name.isEmpty, matches.contains(where: { $0.tier == 0 }) {
+                length = 0.25 / Double(name.count)
+                // The first word starts the name when the name's first word matches it as well as its best match.
+                if matches[0].tier == 0,
+                   let first = IndexStore.forwardMatch(words[0], prefix: words.count == 1, terms: [name[0]: 1], typos: typos[0]),
+                   first.points >= matches[0].points {
+                    start = 0.25
+                }
+                if matches.allSatisfy({ $0.tier == 0 && $0.kind == .exact }), words.joined() == name.joined() {
+                    exact = 3.5
+                }
+            }
+            points = points + exact + start + length
             var hint: Double? = nil
             if case .int(let h)? = item.attributes["rankingHint"] { hint = Double(h) }
             var lastUsed: Double? = nil
@@ -112,6 +128,17 @@ final class RankingOracleTests: XCTestCase {
                                file: file, line: line)
                 XCTAssertEqual(hit.score, hit.explanation.total, accuracy: 1e-9, "the explanation adds up", file: file, line: line)
             }
+        }
+    }
+
+    func testExactNamesAndNameStartsEqualScoringEveryItem() throws {
+        // Titles of one to three words from the vocabulary: these queries are whole titles of many items, the first
+        // word of some titles and a later word of others, typed whole, as a prefix and misspelled.
+        for query in ["python", "tool", "test testing", "for the", "the tool", "data", "pip", "tab", "driver dry",
+                      "a an and", "pytho", "pipe p", "tol", "pyhton", "tset"] {
+            try check(query)
+            try check(query, limit: 5)
+            try check(query, typos: true)
         }
     }
 

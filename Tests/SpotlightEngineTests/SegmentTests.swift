@@ -340,8 +340,10 @@ final class SegmentTests: XCTestCase {
         let items = (0..<300).map { item("old\($0)", title: "legacy record \($0)", text: "kept text \($0 % 10)", hint: Double($0 % 50)) }
         try makeFormat1Store(at: url, items: items, clientState: Data("token-41".utf8))
         store = try IndexStore(url: url)
-        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") }, 2)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") },
+                       IndexStore.formatVersion, "upgraded through format 2 to today's")
         XCTAssertFalse(try store.read { try $0.tableExists("posting") })
+        XCTAssertEqual(try search("legacy record 7", limit: 1), ["old7"], "the exact name first: names were read from the old rows")
         XCTAssertEqual(try store.clientState(), Data("token-41".utf8))
         XCTAssertEqual(try store.count(now: now), 300)
         XCTAssertEqual(try search("legacy").count, 300)
@@ -356,6 +358,46 @@ final class SegmentTests: XCTestCase {
         try store.close()
         store = try IndexStore(url: url)
         XCTAssertEqual(try search("legacy").count, 300)
+    }
+
+    func testFormat2StoresGetNameSignalsAndListsWithTodaysKeys() throws {
+        try store.close()
+        let url = directory.appendingPathComponent("v2.sqlite")
+        // "air" is an obscure item whose whole name is the typed text; forty popular items have "air" as their
+        // first name word.
+        let items = [item("air", title: "Air", hint: 0)]
+            + (0..<40).map { item(String(format: "air-%02d", $0), title: "air pump \($0)", hint: 90) }
+        store = try IndexStore(url: url)
+        try store.apply(items.map { .upsert($0) }, now: now)
+        try store.close()
+        // Taken back to format 2: no name columns, and the list of "air" with format 2's key for the item (8 for the
+        // word, nothing for the name), which puts it last.
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            for column in ["nameWords", "nameFirst", "nameKey"] { try db.execute(sql: "ALTER TABLE item DROP COLUMN \(column)") }
+            try db.execute(sql: "UPDATE meta SET value = 2 WHERE key = 'formatVersion'")
+            let air = try XCTUnwrap(Int64.fetchOne(db, sql: "SELECT id FROM item WHERE uid = 'air'"))
+            var entries = PrefixLists.decode(try XCTUnwrap(Data.fetchOne(db, sql: "SELECT entries FROM prefixTop WHERE prefix = 'air'")))
+            for i in entries.indices where entries[i].item == air { entries[i].key = 8 }
+            entries.sort(by: PrefixLists.Entry.precedes)
+            try db.execute(sql: "UPDATE prefixTop SET entries = ? WHERE prefix = 'air'", arguments: [PrefixLists.encode(entries)])
+        }
+        try queue.close()
+        store = try IndexStore(url: url)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") },
+                       IndexStore.formatVersion)
+        let row = try XCTUnwrap(try store.read { try Row.fetchOne($0, sql: "SELECT nameWords, nameFirst FROM item WHERE uid = 'air-07'") })
+        XCTAssertEqual(row[0] as Int, 3)
+        XCTAssertEqual(row[1] as String, "air")
+        // The list was built again with today's keys: the exact name comes first from the list as from every match.
+        XCTAssertEqual(try search("air", limit: 3), ["air", "air-00", "air-01"])
+        XCTAssertEqual(try search("air", limit: 3, lists: false), ["air", "air-00", "air-01"])
+        XCTAssertEqual(try search("air pump 7"), ["air-07"])
+        try store.checkIntegrity()
+        // Opening it again changes nothing.
+        try store.close()
+        store = try IndexStore(url: url)
+        XCTAssertEqual(try search("air", limit: 3), ["air", "air-00", "air-01"])
     }
 
     func testAFormat1StoreThatCannotBeUpgradedIsUnavailableNotRecovered() throws {

@@ -1,0 +1,168 @@
+import Foundation
+import XCTest
+@testable import SpotlightEngine
+
+/// The ranking rules for search-as-you-type (Documentation/Ranking.md), each with the case from issue 13 that it
+/// fixes, through both paths a one-word query can take (the prefix lists and ranking every match), with the
+/// explanation of the first result checked part by part.
+final class NameRankingTests: XCTestCase {
+    var directory: URL!
+    var store: IndexStore!
+    let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString)")
+        store = try IndexStore(url: directory.appendingPathComponent("n.sqlite"))
+    }
+
+    override func tearDownWithError() throws {
+        try store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func item(_ id: String, _ title: String, hint: Int? = nil, description: String? = nil, lastUsed: Date? = nil) -> StoredItem {
+        var attributes: [String: AttributeValue] = ["title": .string(title)]
+        if let hint { attributes["rankingHint"] = .int(Int64(hint)) }
+        if let description { attributes["contentDescription"] = .string(description) }
+        if let lastUsed { attributes["lastUsedDate"] = .date(lastUsed) }
+        return StoredItem(uniqueIdentifier: id, domainIdentifier: nil, expirationDate: .distantFuture, attributes: attributes)
+    }
+
+    /// The hits for `text` with the prefix lists and without them, which must agree.
+    func search(_ text: String, limit: Int = 10, boosts: [String: Double] = [:],
+                file: StaticString = #filePath, line: UInt = #line) throws -> [SearchHit] {
+        var options = TextSearchOptions(limit: limit)
+        options.now = now
+        options.boosts = boosts
+        let listed = try store.search(text, options: options)
+        options.usePrefixLists = false
+        let ranked = try store.search(text, options: options)
+        XCTAssertEqual(listed.map(\.item.uniqueIdentifier), ranked.map(\.item.uniqueIdentifier), "lists and full ranking agree",
+                       file: file, line: line)
+        for hit in ranked {
+            XCTAssertEqual(hit.score, hit.explanation.total, accuracy: 1e-9, "the explanation adds up", file: file, line: line)
+        }
+        return ranked
+    }
+
+    func ids(_ text: String, limit: Int = 10, boosts: [String: Double] = [:],
+             file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        try search(text, limit: limit, boosts: boosts, file: file, line: line).map(\.item.uniqueIdentifier)
+    }
+
+    func testTheExactNameComesFirst() throws {
+        // Issue 13: `apache-airflow` came after four more popular `apache-airflow-providers-…` items.
+        try store.apply([.upsert(item("airflow", "apache-airflow", hint: 60))]
+                        + ["amazon", "google", "http", "celery"].map {
+                            .upsert(item("providers-\($0)", "apache-airflow-providers-\($0)", hint: 95))
+                        }, now: now)
+        for typed in ["apache-airflow", "apache airflow", "Apache Airflow", "APACHE_AIRFLOW"] {
+            XCTAssertEqual(try ids(typed).first, "airflow", typed)
+        }
+        let hit = try XCTUnwrap(search("apache-airflow").first)
+        XCTAssertEqual(hit.explanation.exactNamePoints, Ranking.exactNamePoints)
+        XCTAssertEqual(hit.explanation.nameStartPoints, Ranking.nameStartPoints)
+        XCTAssertEqual(hit.explanation.nameLengthPoints, 0.125, accuracy: 1e-12, "two words")
+        XCTAssertTrue(hit.explanation.description.contains("exact name: 3.50"), hit.explanation.description)
+        // The name must be all of it: the same words in a longer name, or typed as a prefix, are not exact.
+        let providers = try XCTUnwrap(search("apache-airflow").first { $0.item.uniqueIdentifier == "providers-http" })
+        XCTAssertEqual(providers.explanation.exactNamePoints, 0)
+        let typing = try XCTUnwrap(search("apache-airf").first { $0.item.uniqueIdentifier == "airflow" })
+        XCTAssertEqual(typing.explanation.exactNamePoints, 0, "a prefix of the last word is not the whole name")
+    }
+
+    func testJoinedNamesAreExactWhenTypedJoinedOrSplit() throws {
+        try store.apply([.upsert(item("obrien", "O’Brien")), .upsert(item("obrien-law", "O'Brien Law Office", hint: 100)),
+                         .upsert(item("wifi", "Wi-Fi")), .upsert(item("wifi-tools", "Wi-Fi Analyzer Tools", hint: 100))], now: now)
+        XCTAssertEqual(try ids("obrien").first, "obrien")
+        XCTAssertEqual(try ids("o'brien").first, "obrien")
+        XCTAssertEqual(try ids("wifi").first, "wifi")
+        XCTAssertEqual(try ids("wi-fi").first, "wifi")
+    }
+
+    func testAPopularPrefixBeatsTheSameLettersAsAWordOfAnObscureName() throws {
+        // Issue 13: `num` listed add-two-num and num-distributions above numpy; `req` put dothttp-req-wasm first.
+        try store.apply([.upsert(item("numpy", "numpy", hint: 100)),
+                         .upsert(item("add-two-num", "add-two-num")),
+                         .upsert(item("num-distributions", "num-distributions", hint: 5)),
+                         .upsert(item("requests", "requests", hint: 99)),
+                         .upsert(item("dothttp-req-wasm", "dothttp-req-wasm", hint: 10))], now: now)
+        XCTAssertEqual(try ids("num"), ["numpy", "num-distributions", "add-two-num"])
+        XCTAssertEqual(try ids("req").first, "requests")
+        let numpy = try XCTUnwrap(search("num").first)
+        XCTAssertEqual(numpy.explanation.words.map(\.kind), [.prefix])
+        XCTAssertEqual(numpy.explanation.words[0].points, 7.2, accuracy: 1e-12, "a name prefix is 0.8 below the whole word")
+        XCTAssertEqual(numpy.explanation.exactNamePoints, 0)
+        XCTAssertEqual(numpy.explanation.nameStartPoints, Ranking.nameStartPoints)
+        XCTAssertEqual(numpy.explanation.nameLengthPoints, Ranking.maxNameLengthPoints)
+        // Without popularity the whole word wins: the prefix is only close, not equal.
+        try store.apply([.upsert(item("numpy", "numpy"))], now: now)
+        XCTAssertEqual(try ids("num").first, "num-distributions")
+        // And the exact name always beats popularity alone.
+        try store.apply([.upsert(item("num", "Num")), .upsert(item("numpy", "numpy", hint: 100))], now: now)
+        XCTAssertEqual(try ids("num").first, "num")
+    }
+
+    func testTheFirstNameWordBeatsALaterOneAllElseEqual() throws {
+        try store.apply([.upsert(item("later", "tools pandas")), .upsert(item("first", "pandas tools")),
+                         .upsert(item("later-prefix", "data pandas")), .upsert(item("first-prefix", "pandas data"))], now: now)
+        XCTAssertEqual(try ids("pandas"), ["first", "first-prefix", "later", "later-prefix"])
+        XCTAssertEqual(try ids("pan"), ["first", "first-prefix", "later", "later-prefix"])
+        XCTAssertEqual(try ids("pandas t"), ["first", "later"], "the first typed word starts the name in `first` only")
+        let later = try XCTUnwrap(search("pan").first { $0.item.uniqueIdentifier == "later" })
+        XCTAssertEqual(later.explanation.nameStartPoints, 0)
+        // Whichever of two equally good words is reported, a name starting with one of them starts with the word.
+        try store.apply([.upsert(item("both", "panel pandas"))], now: now)
+        let both = try XCTUnwrap(search("pan").first { $0.item.uniqueIdentifier == "both" })
+        XCTAssertEqual(both.explanation.nameStartPoints, Ranking.nameStartPoints)
+    }
+
+    func testATypoInTheFirstWordStillStartsTheName() throws {
+        try store.apply([.upsert(item("requests", "requests toolbelt")), .upsert(item("other", "toolbelt requests"))], now: now)
+        var options = TextSearchOptions()
+        options.now = now
+        options.typoTolerance = true
+        let hits = try store.search("reqeusts", options: options)
+        XCTAssertEqual(hits.map(\.item.uniqueIdentifier), ["requests", "other"])
+        XCTAssertEqual(hits.first?.explanation.words.first?.kind, .typo)
+        XCTAssertEqual(hits.first?.explanation.nameStartPoints, Ranking.nameStartPoints)
+        XCTAssertEqual(hits.last?.explanation.nameStartPoints, 0)
+    }
+
+    func testAShortNameBeatsALongOneAllElseEqual() throws {
+        try store.apply([.upsert(item("long", "flask login manager extra")), .upsert(item("short", "flask login")),
+                         .upsert(item("medium", "flask login manager"))], now: now)
+        XCTAssertEqual(try ids("flask"), ["short", "medium", "long"])
+        XCTAssertEqual(try ids("fla"), ["short", "medium", "long"])
+        XCTAssertEqual(try ids("login"), ["short", "medium", "long"])
+        let long = try XCTUnwrap(search("flask").last)
+        XCTAssertEqual(long.explanation.nameLengthPoints, 0.0625, accuracy: 1e-12)
+        // The name parts only count for matches in the name: a description match gets none of them.
+        try store.apply([.upsert(item("described", "Web framework", description: "flask"))], now: now)
+        let described = try XCTUnwrap(search("flask").last)
+        XCTAssertEqual(described.item.uniqueIdentifier, "described")
+        XCTAssertEqual(described.explanation.nameLengthPoints + described.explanation.nameStartPoints, 0)
+    }
+
+    func testEngagementAndRecencyCanOutweighTheExactName() throws {
+        try store.apply([.upsert(item("exact", "Air")),
+                         .upsert(item("favourite", "air pump", hint: 100, lastUsed: now))], now: now)
+        XCTAssertEqual(try ids("air"), ["exact", "favourite"])
+        XCTAssertEqual(try ids("air", boosts: ["favourite": 2]), ["favourite", "exact"])
+    }
+
+    func testNamesFollowUpdatesAndDisplayNames() throws {
+        // `displayName` is the name when there is no title.
+        try store.apply([.upsert(StoredItem(uniqueIdentifier: "shown", domainIdentifier: nil, expirationDate: .distantFuture,
+                                            attributes: ["displayName": .string("Grep")])),
+                         .upsert(item("popular", "grep tools", hint: 100))], now: now)
+        XCTAssertEqual(try ids("grep").first, "shown")
+        // An update renames: the old name no longer counts, the new one does.
+        try store.apply([.upsert(item("shown", "Something else", description: "grep"))], now: now)
+        XCTAssertEqual(try ids("grep").first, "popular")
+        try store.apply([.upsert(item("popular", "grep"))], now: now)
+        let hit = try XCTUnwrap(search("grep").first)
+        XCTAssertEqual(hit.item.uniqueIdentifier, "popular")
+        XCTAssertEqual(hit.explanation.exactNamePoints, Ranking.exactNamePoints)
+    }
+}
