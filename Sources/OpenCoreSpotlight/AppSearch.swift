@@ -40,6 +40,64 @@ public struct AppSearch: Sendable {
         public let score: Double
         /// Why the result scored what it did: its parts add up to `score`.
         public let explanation: Explanation
+        /// The engine's explanation, for highlighting.
+        package let ranking: RankingExplanation
+
+        /// What matched, to show: the result's name (`title`, else `displayName`) with the typed words it matched,
+        /// and the passage of its description or text that matches the most typed words. Computed when asked for.
+        ///
+        /// ```swift
+        /// let h = result.highlights()
+        /// h.name?.pieces.map { $0.isMatch ? "[\($0.text)]" : String($0.text) }.joined()   // "[Milk] Shake"
+        /// h.snippet?.text                                                              // "Classic vanilla milk"
+        /// ```
+        ///
+        /// - Parameter snippetLength: about how many characters the passage has (it ends between words).
+        public func highlights(snippetLength: Int = 160) -> Highlights {
+            let engine = HitHighlights(item: stored, explanation: ranking, snippetLength: snippetLength)
+            return Highlights(name: engine.name.map(Highlight.init), snippet: engine.snippet.map(Highlight.init))
+        }
+    }
+
+    /// A text of a result with the ranges the typed words matched (`Result.highlights`). Ours, beyond Apple's API.
+    public struct Highlight: Sendable, Hashable {
+        /// The attribute the text comes from: `title`, `displayName`, `contentDescription`, `textContent`, …
+        public let attribute: String
+        /// The text: the whole name, or a passage of a longer text, whitespace collapsed, with `…` where the text
+        /// goes on.
+        public let text: String
+        /// The matched ranges of `text`, in order, not overlapping, on Character boundaries.
+        public let ranges: [Range<String.Index>]
+
+        /// The ranges as `NSRange`s (UTF-16 offsets), as `NSAttributedString` and Apple's text APIs count.
+        public var nsRanges: [NSRange] { ranges.map { NSRange($0, in: text) } }
+
+        /// `text` cut into matched and unmatched pieces, in order, for display.
+        public var pieces: [(text: Substring, isMatch: Bool)] {
+            var result: [(text: Substring, isMatch: Bool)] = []
+            var last = text.startIndex
+            for range in ranges {
+                if last < range.lowerBound { result.append((text[last..<range.lowerBound], false)) }
+                result.append((text[range], true))
+                last = range.upperBound
+            }
+            if last < text.endIndex { result.append((text[last...], false)) }
+            return result
+        }
+
+        init(_ engine: TextHighlight) {
+            attribute = engine.attribute
+            text = engine.text
+            ranges = engine.ranges
+        }
+    }
+
+    /// A result's name and snippet with what matched (`Result.highlights`).
+    public struct Highlights: Sendable, Hashable {
+        /// The name with the matched words; nil when the item has no title or display name.
+        public let name: Highlight?
+        /// The best matching passage of the description or text; nil when no typed word matches there.
+        public let snippet: Highlight?
     }
 
     /// Why a result scored what it did (`Documentation/Ranking.md`): one entry per query word, plus the static
@@ -123,7 +181,7 @@ public struct AppSearch: Sendable {
             // The one search path (`AppIndexes`): the app's own indexes, the one merge rule.
             return try AppIndexes(applicationIdentifier: applicationIdentifier, root: root).search(text, options: options).map {
                 Result(stored: $0.hit.item, indexName: $0.indexName, score: $0.hit.score,
-                       explanation: Explanation($0.hit.explanation))
+                       explanation: Explanation($0.hit.explanation), ranking: $0.hit.explanation)
             }
         } catch {
             throw CSIndexError.from(error)

@@ -99,7 +99,8 @@ struct NameMatch {
     static func firstWordMatches(_ word: String, as kind: RankingExplanation.MatchKind, prefix: Bool, first: String) -> Bool {
         guard !first.isEmpty else { return false }
         if first == word { return true }
-        if prefix, first.hasPrefix(word) { return kind != .exact }
+        // Byte by byte, as the term dictionary enumerates a prefix's terms (both are folded the same way).
+        if prefix, first.utf8.starts(with: word.utf8) { return kind != .exact }
         guard kind == .typo else { return false }
         return Ranking.matchKind(word, term: first, prefix: prefix, typoBudget: Typos.budget(for: word)) != nil
     }

@@ -24,6 +24,15 @@ enum PrefixLists {
     static let eagerPrefixLength = 3
     static let maxPrefixLength = 8
     static let capacity = 64
+    /// One-letter prefixes keep more: they are what a filtered search types first, and a filter that accepts a
+    /// quarter of the items needs about 80 entries to find 20 hits in the list (the name parts of the score spread
+    /// the keys, so fewer ties let a short list settle). There are only a few dozen such lists.
+    static let oneLetterCapacity = 256
+
+    /// How many entries the list of a prefix of `length` scalars keeps.
+    static func capacity(length: Int) -> Int { length == 1 ? oneLetterCapacity : capacity }
+
+    static func capacity(of prefix: String) -> Int { capacity(length: prefix.unicodeScalars.count) }
     /// A longer prefix whose search finds at least this many matches gets a list.
     static let hotThreshold = 1_000
     /// How many list searches fell back to ranking every match (for tests and diagnostics).
@@ -50,6 +59,8 @@ enum PrefixLists {
         /// dropped one (so the kept ones are the best of all offered, and what was dropped ranks below them all).
         struct Added {
             var entries: [Entry] = []
+            /// How many entries the prefix's list keeps (`PrefixLists.capacity(length:)`).
+            var capacity = PrefixLists.capacity
             /// The position of the entry every other one precedes, once `entries` is full.
             var lastIndex = 0
             /// The best entry left out, if any.
@@ -110,7 +121,7 @@ enum PrefixLists {
         /// `points`: the item's `bestPoints` for this transaction's `hot` set.
         mutating func add(item: Int64, uid: String, points: PrefixPoints, hintPoints: Double) {
             for (prefix, points) in points.short {
-                added[prefix, default: Added()].insert(Entry(item: item, key: points + hintPoints, uid: uid))
+                added[prefix, default: Added(capacity: PrefixLists.capacity(length: prefix & 0x3FF_FFFF_FFFF == 0 ? 1 : 2))].insert(Entry(item: item, key: points + hintPoints, uid: uid))
             }
             for (prefix, points) in points.long {
                 addedLong[prefix, default: Added()].insert(Entry(item: item, key: points + hintPoints, uid: uid))
@@ -304,6 +315,7 @@ enum PrefixLists {
                 }
             }
             entries.sort(by: Entry.precedes)
+            let capacity = capacity(of: prefix)
             if entries.count > capacity {
                 entries.removeLast(entries.count - capacity)
                 complete = false
@@ -343,6 +355,7 @@ enum PrefixLists {
             entries.append(Entry(item: item, key: key, uid: try found.stored(0)))
         }
         entries.sort(by: Entry.precedes)
+        let capacity = capacity(of: prefix)
         let complete = entries.count <= capacity
         if !complete { entries.removeLast(entries.count - capacity) }
         return (entries, complete)

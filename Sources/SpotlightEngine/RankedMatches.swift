@@ -183,12 +183,18 @@ extension IndexStore {
         return result
     }
 
+    /// How many ranked matches a filter may reject before the filter's index lookup is read (`topHits`): reading
+    /// the lookup costs about as much as decoding a few hundred items.
+    static let rejectionsBeforeLookup = 256
+
     /// The top `options.limit` hits (all when 0) among candidates with their summed word units, exactly as if
     /// every candidate were scored and sorted by (score, identifier), the filter applied in that order.
     ///
-    /// `words` are the query's words in query order. Static signals (hint, recency: together at most `maxStatic`) and
-    /// identifiers are read a bucket of equal word units at a time, best bucket first, and reading stops once `limit` hits that pass the filter score above
-    /// anything an unread bucket can reach. Engaged items (boosts) are read first, since their bound is higher.
+    /// `words` are the query's words in query order. Static signals (hint, recency), the name parts (`NameMatch`)
+    /// and identifiers are read a bucket of equal word units at a time, best bucket first, and reading stops once
+    /// `limit` hits that pass the filter score above anything an unread bucket can reach. Engaged items (boosts) are
+    /// read first, since their bound is higher.
+
     static func topHits(_ db: Database, candidates: [Int64: Int32], words: [WordMatches], options: TextSearchOptions,
                         columns: StaticColumns? = nil) throws -> [SearchHit]
     {
@@ -199,22 +205,41 @@ extension IndexStore {
         let exactNameUnits = Int32((Double(words.count) * Ranking.tierWeights[0] * Ranking.unitsPerPoint).rounded())
         let queryKey = NameSignals.queryKey(words.map(\.word))
         let firstIsPrefix = options.lastWordIsPrefix && words.count == 1
-        func nameMatch(_ id: Int64, _ name: NameSignals) -> NameMatch {
-            guard name.words > 0 else { return NameMatch() }
-            var anyName = false, allExactName = true, startsName = false
+        /// A candidate's word points (summed in query order, as `RankingExplanation.total` adds them) and what its
+        /// name parts depend on, in one pass over the words.
+        struct WordSummary {
+            var points = 0.0
+            var anyName = false
+            var allExactName = true
+            /// The first word's match kind when that match is in the name.
+            var firstNameKind: RankingExplanation.MatchKind?
+        }
+        @inline(__always) func summary(_ id: Int64) -> WordSummary {
+            var summary = WordSummary()
             for (i, word) in words.enumerated() {
-                guard let match = word.best[id] else { allExactName = false; continue }
+                guard let match = word.best[id] else {
+                    summary.allExactName = false
+                    continue
+                }
+                summary.points += match.points
                 if match.tier == 0 {
-                    anyName = true
-                    if i == 0 {
-                        startsName = NameMatch.firstWordMatches(word.word, as: match.kind, prefix: firstIsPrefix, first: name.first)
-                    }
-                    if match.kind != .exact { allExactName = false }
+                    summary.anyName = true
+                    if i == 0 { summary.firstNameKind = match.kind }
+                    if match.kind != .exact { summary.allExactName = false }
                 } else {
-                    allExactName = false
+                    summary.allExactName = false
                 }
             }
-            return NameMatch(anyName: anyName, startsName: startsName, allExactName: allExactName, queryKey: queryKey, name: name)
+            return summary
+        }
+        func nameMatch(_ summary: WordSummary, _ name: @autoclosure () -> NameSignals) -> NameMatch {
+            guard summary.anyName else { return NameMatch() }
+            let name = name()
+            guard name.words > 0 else { return NameMatch() }
+            let startsName = summary.firstNameKind.map {
+                NameMatch.firstWordMatches(words[0].word, as: $0, prefix: firstIsPrefix, first: name.first)
+            } ?? false
+            return NameMatch(anyName: true, startsName: startsName, allExactName: summary.allExactName, queryKey: queryKey, name: name)
         }
         var boosted: [Int64] = []
         if !options.boosts.isEmpty {
@@ -246,12 +271,12 @@ extension IndexStore {
             """)
         func read(_ ids: [Int64]) throws {
             for id in ids {
-                // Word points summed in query order, as `RankingExplanation.total` adds them.
-                let points = words.reduce(0) { $0 + ($1.best[id]?.points ?? 0) }
+                let matched = summary(id)
+                let points = matched.points
                 if let signals = columns?.signals(id) {
                     // From the columns; whether the item still exists and has not expired is checked when it is
                     // returned (below). Added in the order `RankingExplanation.total` adds.
-                    let name = nameMatch(id, signals.column.name(at: signals.index))
+                    let name = nameMatch(matched, signals.column.name(at: signals.index))
                     var score = points + name.exact + name.start + name.length
                         + Ranking.hintPoints(signals.hint) + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now)
                     var uid: String? = nil
@@ -271,7 +296,7 @@ extension IndexStore {
                     let first = sqlite3_column_text(h, 4).map {
                         String(decoding: UnsafeBufferPointer(start: $0, count: Int(sqlite3_column_bytes(h, 4))), as: UTF8.self)
                     }
-                    let name = nameMatch(id, NameSignals(words: Int(sqlite3_column_int64(h, 3)), first: first ?? "",
+                    let name = nameMatch(matched, NameSignals(words: Int(sqlite3_column_int64(h, 3)), first: first ?? "",
                                                          key: UInt64(bitPattern: sqlite3_column_int64(h, 5))))
                     let score = points + name.exact + name.start + name.length + Ranking.hintPoints(hint)
                         + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
@@ -315,11 +340,25 @@ extension IndexStore {
 
         let itemRow = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
         var items: [Int64: StoredItem?] = [:]   // fetched items; nil when gone, expired or the filter rejected it
+        // A filter checked on ranked matches reads and decodes each one. When the best matches are mostly rejected
+        // (the filter and the ranking disagree: `l` in domains whose packages rarely start with l), the filter's
+        // index lookup names the items it can accept, so the rest are skipped without being read.
+        var rejected = 0
+        var accepted: Set<Int64>? = nil
         func item(_ id: Int64) throws -> StoredItem? {
             if let known = items[id] { return known }
+            if let accepted, !accepted.contains(id) { items[id] = .some(nil); return nil }
             guard let row = try Row.fetchOne(itemRow, arguments: [id, now]) else { items[id] = .some(nil); return nil }
             var item: StoredItem? = try storedItem(row)
-            if let filter = options.filter, let candidate = item, !filter(candidate) { item = nil }
+            if let filter = options.filter, let candidate = item {
+                if !filter(candidate) {
+                    item = nil
+                    rejected += 1
+                    if accepted == nil, rejected >= Self.rejectionsBeforeLookup, let lookup = options.filterLookup {
+                        accepted = try lookup.candidateIDs(db)
+                    }
+                }
+            }
             items[id] = .some(item)
             return item
         }

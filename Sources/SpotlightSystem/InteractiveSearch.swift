@@ -207,18 +207,40 @@ public final class InteractiveSearch {
                 lines.append(fit("No results for \(TextReport.quoted(query)).", columns, escapes: 0))
             }
             for (i, result) in outcome.results.enumerated() {
-                var line = " \(result.title)"
-                if let description = result.description, !description.isEmpty { line += " — \(description)" }
-                line += "  · \(result.appDisplayName)"
+                // The words that matched in bold and underlined, the rest plain; cut to the width by what shows.
+                var pieces: [(text: String, isMatch: Bool)] = [(" ", false)]
+                pieces += result.titleHighlight?.pieces ?? [(result.title, false)]
+                if let snippet = result.snippet {
+                    pieces.append((" — ", false))
+                    pieces += snippet.pieces
+                } else if let description = result.description, !description.isEmpty {
+                    pieces.append((" — " + description, false))
+                }
+                pieces.append(("  · \(result.appDisplayName)", false))
                 let actions = result.actions.filter { $0 != .open }.map { $0 == .call ? "^T call" : "^G directions" }
-                if !actions.isEmpty { line += " [\(actions.joined(separator: ", "))]" }
-                line = fit(line, columns - 1, escapes: 0)
+                if !actions.isEmpty { pieces.append((" [\(actions.joined(separator: ", "))]", false)) }
+                let line = TextReport.HighlightStyle.terminal.render(Self.fit(pieces, columns - 1))
                 lines.append(i == selection ? "\u{1B}[7m›" + line + "\u{1B}[0m" : " " + line)
             }
         }
         screen += lines.prefix(max(rows - 1, 2)).joined(separator: "\u{1B}[K\r\n") + "\u{1B}[K\u{1B}[J"
         screen += "\u{1B}[2;\(3 + query.count)H"
         write(screen)
+    }
+
+    /// `pieces` cut to `width` visible characters, the last one an ellipsis when something was cut.
+    static func fit(_ pieces: [(text: String, isMatch: Bool)], _ width: Int) -> [(text: String, isMatch: Bool)] {
+        let total = pieces.reduce(0) { $0 + $1.text.count }
+        guard total > width, width > 1 else { return pieces }
+        var left = width - 1
+        var result: [(text: String, isMatch: Bool)] = []
+        for piece in pieces where left > 0 {
+            let kept = String(piece.text.prefix(left))
+            result.append((kept, piece.isMatch))
+            left -= kept.count
+        }
+        result.append(("…", false))
+        return result
     }
 
     private func fit(_ text: String, _ width: Int, escapes: Int) -> String {

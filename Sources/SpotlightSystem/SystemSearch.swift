@@ -73,6 +73,52 @@ public struct SystemSearch: @unchecked Sendable {
         public var lastUsedDate: Date?
         /// Why it scored what it did.
         public var explanation: String?
+        /// The title with the typed words it matched (when the title shown is the item's name).
+        public var titleHighlight: Highlight?
+        /// The passage of the description or text that matches the most typed words, with them marked; only when
+        /// it shows typed words the title does not (a result found by its name keeps its description).
+        public var snippet: Highlight?
+    }
+
+    /// A text with the ranges the typed words matched (`AppSearch.Highlight`). In JSON, ranges are UTF-16 offsets
+    /// and lengths, as `NSRange`, JavaScript strings and GLib's Pango markup helpers count.
+    public struct Highlight: Codable, Sendable, Hashable {
+        /// The attribute the text comes from: `title`, `displayName`, `contentDescription`, `textContent`, …
+        public var attribute: String
+        public var text: String
+        public var ranges: [TextRange]
+
+        /// `text` cut into matched and unmatched pieces, in order.
+        public var pieces: [(text: String, isMatch: Bool)] {
+            let utf16 = Array(text.utf16)
+            var result: [(text: String, isMatch: Bool)] = []
+            var last = 0
+            func piece(_ from: Int, _ to: Int) -> String { String(decoding: utf16[from..<to], as: UTF16.self) }
+            for range in ranges {
+                let lower = min(max(range.location, last), utf16.count), upper = min(range.location + range.length, utf16.count)
+                guard lower < upper else { continue }
+                if last < lower { result.append((piece(last, lower), false)) }
+                result.append((piece(lower, upper), true))
+                last = upper
+            }
+            if last < utf16.count { result.append((piece(last, utf16.count), false)) }
+            return result
+        }
+
+        init(_ engine: TextHighlight) {
+            attribute = engine.attribute
+            text = engine.text
+            ranges = engine.ranges.map {
+                let location = engine.text.utf16.distance(from: engine.text.startIndex, to: $0.lowerBound)
+                return TextRange(location: location, length: engine.text.utf16.distance(from: $0.lowerBound, to: $0.upperBound))
+            }
+        }
+    }
+
+    /// A range of UTF-16 code units.
+    public struct TextRange: Codable, Sendable, Hashable {
+        public var location: Int
+        public var length: Int
     }
 
     /// One app's results.
@@ -345,14 +391,20 @@ struct Candidate {
         if registration != nil { actions.append(.open) }
         if info.canCall { actions.append(.call) }
         if info.canNavigate { actions.append(.directions) }
+        let title = info.title ?? activity?.title ?? item.uniqueIdentifier
+        let highlights = ranking.map { HitHighlights(item: item, explanation: $0) }
         return SystemSearch.Result(
             number: number, applicationIdentifier: app, appDisplayName: registration?.displayName ?? app,
             kind: isActivityOnly ? "activity" : "item", identifier: item.uniqueIdentifier, indexName: indexName,
-            title: info.title ?? activity?.title ?? item.uniqueIdentifier, description: info.description,
+            title: title, description: info.description,
             actions: actions, score: (score * 1000).rounded() / 1000, activityIdentifier: activity?.uniqueIdentifier,
             activityType: activity?.activityType, visitCount: activity?.visitCount, phoneNumbers: info.phoneNumbers,
             latitude: info.latitude, longitude: info.longitude, contentURL: info.contentURL,
-            lastUsedDate: activity?.lastVisit ?? item.lastUsedDate, explanation: explanation)
+            lastUsedDate: activity?.lastVisit ?? item.lastUsedDate, explanation: explanation,
+            titleHighlight: highlights?.name.flatMap { $0.text == title && !$0.ranges.isEmpty ? SystemSearch.Highlight($0) : nil },
+            snippet: highlights?.snippet.flatMap { snippet in
+                snippet.words.isSubset(of: highlights?.name?.words ?? []) ? nil : SystemSearch.Highlight(snippet)
+            })
     }
 }
 

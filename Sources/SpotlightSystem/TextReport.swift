@@ -9,7 +9,47 @@ public enum TextReport {
     /// Colleagues
     ///    1. Brent Reid — Engineering · Senior Engineer           open, call, directions
     /// ```
-    public static func searchResults(_ outcome: SystemSearch.Outcome, explain: Bool = false) -> String {
+    /// How matched words are marked in listings.
+    public enum HighlightStyle: String, Sendable, CaseIterable {
+        /// Not marked (output read by programs).
+        case none
+        /// In brackets: `[Milk] Shake` (`NO_COLOR`, a dumb terminal).
+        case brackets
+        /// Bold and underlined with ANSI escapes (a terminal that supports them).
+        case terminal
+
+        /// The style for output to `descriptor`: `terminal` on a capable terminal, `brackets` on a terminal with
+        /// `NO_COLOR` set (any value, https://no-color.org) or `TERM=dumb`, `none` when not a terminal.
+        public static func automatic(for descriptor: Int32 = STDOUT_FILENO,
+                                     environment: [String: String] = ProcessInfo.processInfo.environment) -> HighlightStyle {
+            guard isatty(descriptor) == 1 else { return .none }
+            let term = environment["TERM"] ?? ""
+            if environment["NO_COLOR"].map({ !$0.isEmpty }) == true || term.isEmpty || term == "dumb" { return .brackets }
+            return .terminal
+        }
+
+        /// `pieces` joined, the matched ones marked.
+        public func render(_ pieces: [(text: String, isMatch: Bool)]) -> String {
+            pieces.map { piece in
+                guard piece.isMatch else { return piece.text }
+                switch self {
+                case .none: return piece.text
+                case .brackets: return "[" + piece.text + "]"
+                case .terminal: return "\u{1B}[1;4m" + piece.text + "\u{1B}[22;24m"
+                }
+            }.joined()
+        }
+    }
+
+    /// The title and the description (or the matching snippet in its place) of a result, marked in `style`.
+    public static func titleAndDescription(_ result: SystemSearch.Result, style: HighlightStyle) -> (title: String, description: String?) {
+        let title = result.titleHighlight.map { style.render($0.pieces) } ?? result.title
+        if let snippet = result.snippet { return (title, style.render(snippet.pieces)) }
+        return (title, result.description.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    public static func searchResults(_ outcome: SystemSearch.Outcome, explain: Bool = false,
+                                     highlight: HighlightStyle = .none) -> String {
         if !outcome.somethingIndexed {
             return """
                 Nothing is indexed yet. Apps add their content with Core Spotlight (CSSearchableIndex) and
@@ -28,8 +68,9 @@ public enum TextReport {
             if !group.isRegistered { out += "  — not registered: results cannot be opened" }
             out += "\n"
             for result in group.results {
-                var line = "  \(String(result.number).leftPadded(to: 3)). \(result.title)"
-                if let description = result.description, !description.isEmpty { line += " — \(description)" }
+                let shown = titleAndDescription(result, style: highlight)
+                var line = "  \(String(result.number).leftPadded(to: 3)). \(shown.title)"
+                if let description = shown.description { line += " — \(description)" }
                 if result.kind == "activity" || result.activityIdentifier != nil {
                     let visits = result.visitCount ?? 1
                     line += "  (visited \(visits == 1 ? "once" : "\(visits) times"))"

@@ -109,6 +109,23 @@ struct Search: AsyncParsableCommand {
     @Flag(help: "Do not repair broken or lost indexes before searching.")
     var noRepair = false
 
+    @Option(help: ArgumentHelp("How to mark the words that matched: auto, terminal (bold, underlined), brackets or none.",
+                               discussion: "auto: terminal on a terminal, brackets with NO_COLOR or TERM=dumb, none in a pipe."))
+    var highlight: HighlightChoice = .auto
+
+    enum HighlightChoice: String, ExpressibleByArgument, CaseIterable {
+        case auto, terminal, brackets, none
+
+        var style: TextReport.HighlightStyle {
+            switch self {
+            case .auto: return .automatic()
+            case .terminal: return .terminal
+            case .brackets: return .brackets
+            case .none: return .none
+            }
+        }
+    }
+
     mutating func run() async throws {
         var search = SystemSearch()
         search.progress = progressLine
@@ -146,7 +163,7 @@ struct Search: AsyncParsableCommand {
             try printJSON(outcome)
         } else {
             if words.isEmpty, outcome.somethingIndexed { print("Recently used and suggested:") }
-            print(TextReport.searchResults(outcome, explain: explain), terminator: "")
+            print(TextReport.searchResults(outcome, explain: explain, highlight: highlight.style), terminator: "")
         }
     }
 }

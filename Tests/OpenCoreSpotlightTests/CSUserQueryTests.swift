@@ -108,6 +108,27 @@ final class CSUserQueryTests: IndexTestCase {
         XCTAssertTrue(matcha.explanation.description.contains("name length: 0.12"), matcha.explanation.description)
     }
 
+    func testAppSearchHighlightsTheNameAndASnippet() async throws {
+        _ = try await seed()
+        let shake = try XCTUnwrap(try AppSearch().search("milk sha", limit: 1).first)
+        let highlights = shake.highlights()
+        XCTAssertEqual(highlights.name?.attribute, "title")
+        XCTAssertEqual(highlights.name?.pieces.map { $0.isMatch ? "[\($0.text)]" : String($0.text) }.joined(), "[Milk] [Sha]ke")
+        XCTAssertEqual(highlights.name?.nsRanges, [NSRange(location: 0, length: 4), NSRange(location: 5, length: 3)])
+        XCTAssertEqual(highlights.snippet?.attribute, "contentDescription")
+        XCTAssertEqual(highlights.snippet.map { s in s.ranges.map { String(s.text[$0]) } }, ["milk"])
+        // Folded matches light up the text as written, whole characters in NFC and NFD alike.
+        let creme = try XCTUnwrap(try AppSearch().search("creme bru", limit: 1).first)
+        XCTAssertEqual(creme.highlights().name?.pieces.filter(\.isMatch).map { String($0.text) }, ["Crème", "Brû"])
+        // A description that does not match gives no snippet; the name alone matched.
+        let berry = try XCTUnwrap(try AppSearch().search("very", limit: 1).first)
+        XCTAssertEqual(berry.uniqueIdentifier, "very-berry")
+        XCTAssertNil(berry.highlights().snippet)
+        // A typo lights up the word it was corrected to.
+        let chocolate = try XCTUnwrap(try AppSearch().search("chcolate", limit: 1).first)
+        XCTAssertEqual(chocolate.highlights().name?.pieces.filter(\.isMatch).map { String($0.text) }, ["Chocolate"])
+    }
+
     func testEngagementMovesAResultUp() async throws {
         _ = try await seed()
         let before = try await search("milk")

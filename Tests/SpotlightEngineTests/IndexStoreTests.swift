@@ -262,7 +262,9 @@ final class IndexStoreTests: XCTestCase {
         // 200 items whose titles start with "r", ranking hints 0…199 % 100.
         let all: [Hinted] = (0..<200).map { Hinted(id: String(format: "r%03d", $0), hint: $0 % 100) }
         try store.apply(all.map { .upsert(item($0.id, title: "rx" + $0.id, hint: $0.hint)) }, now: now)
-        let list = try XCTUnwrap(store.read { try PrefixLists.list("r", db: $0) })
+        // (One-letter lists keep more entries than longer ones: "rx" is the truncated one here.)
+        XCTAssertEqual(try XCTUnwrap(store.read { try PrefixLists.list("r", db: $0) }).entries.count, 200)
+        let list = try XCTUnwrap(store.read { try PrefixLists.list("rx", db: $0) })
         XCTAssertFalse(list.complete)
         XCTAssertEqual(list.entries.count, PrefixLists.capacity)
         let ranked = Self.byHint(all)
@@ -274,10 +276,12 @@ final class IndexStoreTests: XCTestCase {
         try store.apply([.delete(identifiers: deleted)], now: now)
         let left = Self.byHint(all.filter { !deleted.contains($0.id) })
         XCTAssertEqual(try search("r"), Array(left.prefix(20)))
-        let refilled = try XCTUnwrap(store.read { try PrefixLists.list("r", db: $0) })
+        XCTAssertEqual(try search("rx"), Array(left.prefix(20)))
+        let refilled = try XCTUnwrap(store.read { try PrefixLists.list("rx", db: $0) })
         XCTAssertTrue(refilled.complete, "50 items left fit in the list")
         XCTAssertEqual(refilled.entries.count, 50)
         XCTAssertEqual(try search("r", limit: 0).count, 50)
+        XCTAssertEqual(try search("rx", limit: 0).count, 50)
     }
 
     func testShortPrefixListsFollowUpdatesAndDeleteAll() throws {

@@ -145,6 +145,28 @@ final class QueryPlannerTests: XCTestCase {
         XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM attrValue") }, 0)
     }
 
+    func testAWideFilterThatRejectsTheBestMatchesGivesTheSameHitsThroughItsLookup() throws {
+        // 3,000 items: the filter keeps 30 % (too many to start from its lookup), but rejects every match that
+        // ranks first (high rankingHint), so hundreds are read and rejected before its lookup takes over.
+        try store.apply((0..<3_000).map { i in
+            .upsert(StoredItem(uniqueIdentifier: String(format: "w%04d", i), expirationDate: now.addingTimeInterval(86_400),
+                               attributes: ["title": .string("zed widget \(i % 7)"), "rankingHint": .int(Int64(i % 100))]))
+        }, now: now)
+        let filter = try QueryParser.parse("rankingHint < 30")
+        let compiled = CompiledQuery(filter, now: now, calendar: calendar)
+        for text in ["zed", "zed w", "widget 3", "z"] {
+            var checked = TextSearchOptions(limit: 25)
+            checked.now = now
+            checked.filter = { compiled.matches(StoredItemQueryView(item: $0)) }
+            var looked = checked
+            looked.filterLookup = QueryPlanner.lookup(filter, now: now, calendar: calendar)
+            let expected = try store.search(text, options: checked)
+            XCTAssertEqual(expected.count, 25)
+            XCTAssertTrue(expected.allSatisfy { $0.item.attributes["rankingHint"].map { if case .int(let h) = $0 { h < 30 } else { false } } == true })
+            XCTAssertEqual(try store.search(text, options: looked).map(\.item.uniqueIdentifier), expected.map(\.item.uniqueIdentifier), text)
+        }
+    }
+
     func testSelectiveFiltersRestrictTextSearch() throws {
         var options = TextSearchOptions()
         options.now = now

@@ -202,6 +202,38 @@ final class ColleaguesEndToEndTests: SystemTestCase {
         XCTAssertTrue(text.stdout.contains("25 items, 1 activity"), text.stdout)
     }
 
+    func testMatchedWordsAndSnippetsAreShown() throws {
+        try succeed("colleagues", ["setting", "all-records"])
+        // In a pipe nothing is marked (`--highlight auto`); asked for, brackets or escape codes.
+        let piped = try succeed("spotlight", ["search", "marc"]).stdout
+        XCTAssertTrue(piped.contains(" Marcus Chen — "), piped)
+        let brackets = try succeed("spotlight", ["search", "marc", "--highlight", "brackets"]).stdout
+        XCTAssertTrue(brackets.contains(" [Marc]us Chen — "), brackets)
+        let terminal = try succeed("spotlight", ["search", "marc", "--highlight", "terminal"]).stdout
+        XCTAssertTrue(terminal.contains(" \u{1B}[1;4mMarc\u{1B}[22;24mus Chen — "), terminal)
+        XCTAssertEqual(try run("spotlight", ["search", "marc", "--highlight", "sparkly"]).status, 64, "an unknown style is a usage error")
+        // JSON carries the title's and the snippet's ranges in UTF-16 units.
+        struct Range: Decodable { var location: Int; var length: Int }
+        struct Highlight: Decodable { var attribute: String; var text: String; var ranges: [Range] }
+        struct Result: Decodable { var title: String; var titleHighlight: Highlight?; var snippet: Highlight? }
+        struct Group: Decodable { var results: [Result] }
+        struct Outcome: Decodable { var apps: [Group] }
+        func marked(_ highlight: Highlight) -> [String] {
+            highlight.ranges.map { (highlight.text as NSString).substring(with: NSRange(location: $0.location, length: $0.length)) }
+        }
+        let marc = try JSONDecoder().decode(Outcome.self, from: Data(try succeed("spotlight", ["search", "marc", "--json"]).stdout.utf8))
+        let first = try XCTUnwrap(marc.apps.first?.results.first)
+        XCTAssertEqual(first.titleHighlight?.attribute, "title")
+        XCTAssertEqual(first.titleHighlight.map(marked), ["Marc"])
+        let engineer = try JSONDecoder().decode(Outcome.self, from: Data(try succeed("spotlight", ["search", "engineer", "--json"]).stdout.utf8))
+        let snippets = engineer.apps.flatMap(\.results).compactMap(\.snippet)
+        XCTAssertFalse(snippets.isEmpty)
+        for snippet in snippets {
+            XCTAssertFalse(snippet.ranges.isEmpty, snippet.text)
+            for word in marked(snippet) { XCTAssertTrue(word.lowercased().hasPrefix("engineer"), "\(word) in \(snippet.text)") }
+        }
+    }
+
     func testQueryLanguageAndJSONListings() throws {
         try succeed("colleagues", ["setting", "all-records"])
         struct Match: Decodable { var applicationIdentifier: String; var identifier: String; var title: String? }

@@ -17,7 +17,8 @@ final class InteractiveTests: SystemTestCase {
             terminal.type(String(character))
             usleep(30_000)
         }
-        XCTAssertTrue(terminal.waitFor("Marcus Chen — Software Engineer"), terminal.screen)
+        // The typed letters are bold and underlined where they matched.
+        XCTAssertTrue(terminal.waitFor("\u{1B}[1;4mMarc\u{1B}[22;24mus Chen — Software Engineer"), terminal.screen)
         terminal.type("\u{7F}\u{7F}\u{7F}\u{7F}engineering")  // backspaces, then a new query: redrawn each time
         XCTAssertTrue(terminal.waitFor("Sofia Alvarez"), terminal.screen)
         terminal.type("\u{1B}[B")  // ↓ to the second result
@@ -28,8 +29,9 @@ final class InteractiveTests: SystemTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
         // The app printed the second result's employee.
-        let chosen = before.components(separatedBy: "\u{1B}[7m›").last?.split(separator: "—").first?
-            .trimmingCharacters(in: .whitespaces) ?? ""
+        let chosen = (before.components(separatedBy: "\u{1B}[7m›").last ?? "")
+            .replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+            .split(separator: "—").first?.trimmingCharacters(in: .whitespaces) ?? ""
         XCTAssertFalse(chosen.isEmpty, before)
         let card = terminal.screen.components(separatedBy: "\u{1B}[?1049l").last ?? ""
         XCTAssertTrue(card.contains(chosen), "expected \(chosen) in \(card)")
@@ -58,7 +60,7 @@ final class InteractiveTests: SystemTestCase {
         let (terminal, process) = try interactive()
         XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
         terminal.type("brent")
-        XCTAssertTrue(terminal.waitFor("Brent Reid"), terminal.screen)
+        XCTAssertTrue(terminal.waitFor("\u{1B}[1;4mBrent\u{1B}[22;24m Reid"), terminal.screen)
         XCTAssertFalse(terminal.isCooked, "raw while searching")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
@@ -73,7 +75,7 @@ final class InteractiveTests: SystemTestCase {
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
         terminal.type("sofia")
-        XCTAssertTrue(terminal.waitFor("Sofia Alvarez"), terminal.screen)
+        XCTAssertTrue(terminal.waitFor("\u{1B}[1;4mSofia\u{1B}[22;24m Alvarez"), terminal.screen)
         usleep(200_000)
         let before = terminal.screen.components(separatedBy: "\u{1B}[H").count
         terminal.resize(rows: 30, columns: 120)
@@ -114,7 +116,7 @@ final class InteractiveTests: SystemTestCase {
         defer { if process.isRunning { process.terminate() } }
         XCTAssertTrue(terminal.waitFor("Esc quit"), terminal.screen)
         terminal.type("zebra")
-        XCTAssertTrue(terminal.waitFor("Zebra crossing"), terminal.screen)
+        XCTAssertTrue(terminal.waitFor("\u{1B}[1;4mZebra\u{1B}[22;24m crossing"), terminal.screen)
         terminal.type("\r")
         XCTAssertTrue(terminal.waitFor("is not registered: its results cannot be opened"), terminal.screen)
         XCTAssertTrue(process.isRunning, "Enter on a result that cannot be opened keeps the search open")
@@ -124,6 +126,21 @@ final class InteractiveTests: SystemTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
         XCTAssertEqual(try String(contentsOf: openerLog, encoding: .utf8), "tel:+15550101\n")
+    }
+
+    func testMatchedWordsAreMarkedTheWayTheTerminalCan() throws {
+        try succeed("colleagues", ["setting", "all-records"])
+        // A capable terminal: bold and underlined. (The test runner sets NO_COLOR; empty counts as unset.)
+        let (color, colorProcess) = try interactive(["search", "marc"], environment: ["TERM": "xterm-256color", "NO_COLOR": ""])
+        colorProcess.waitUntilExit()
+        XCTAssertTrue(color.waitFor("\u{1B}[1;4mMarc\u{1B}[22;24mus Chen"), color.screen)
+        // NO_COLOR (https://no-color.org) and a dumb terminal: brackets, no escape codes.
+        for environment in [["TERM": "xterm-256color", "NO_COLOR": "1"], ["TERM": "dumb"]] {
+            let (plain, process) = try interactive(["search", "marc"], environment: environment)
+            process.waitUntilExit()
+            XCTAssertTrue(plain.waitFor("[Marc]us Chen"), "\(environment): \(plain.screen)")
+            XCTAssertFalse(plain.screen.contains("\u{1B}"), plain.screen)
+        }
     }
 
     func testADumbTerminalGetsNoEscapeCodes() throws {
