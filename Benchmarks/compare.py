@@ -36,6 +36,11 @@ ROWS = [
     ("churn updates (items/s)", "disk.churn_items_per_s", "higher", None),
     ("peak RSS indexing (MB)", "memory.peak_rss_index_mb", "lower", None),
     ("peak RSS queries (MB)", "memory.peak_rss_query_mb", "lower", None),
+    ("relevance full MRR@10", "relevance.full.mrr_at_10", "higher", ("≥ 0.95", lambda v: v >= 0.95)),
+    ("relevance prefix MRR@10", "relevance.prefix.mrr_at_10", "higher", ("≥ 0.90", lambda v: v >= 0.90)),
+    ("relevance typo MRR@10", "relevance.typo.mrr_at_10", "higher", ("≥ 0.95", lambda v: v >= 0.95)),
+    ("relevance typo-first MRR@10", "relevance.typo-first.mrr_at_10", "higher", None),
+    ("relevance descriptive MRR@10", "relevance.descriptive.mrr_at_10", "higher", None),
 ]
 
 

@@ -6,6 +6,7 @@ Everything here is standard library only, so it runs under Debian's /usr/bin/pyt
 imports python3-xapian) and the venv made by scripts/install-peers.sh (which adds tantivy to it).
 """
 import argparse
+import collections
 import gc
 import gzip
 import json
@@ -209,6 +210,47 @@ def load_workload(queries_dir, corpus, sample=1):
     return w
 
 
+def relevance_queries(queries_dir, corpus, indexed):
+    """The judged queries of a corpus whose relevant items are all indexed: (kind, query, relevant ids)."""
+    files = {"both": ["relevance-pypi.jsonl", "relevance-debian.jsonl"], "tiny": ["relevance-debian.jsonl"]}
+    out = []
+    for name in files.get(corpus, ["relevance-%s.jsonl" % corpus]):
+        path = os.path.join(queries_dir, name)
+        if not os.path.exists(path):
+            continue
+        for line in read_lines(path):
+            q = json.loads(line)
+            if all(r in indexed for r in q["relevant"]):
+                out.append((q["kind"], q["query"], q["relevant"]))
+    return out
+
+
+def mrr_block(ranked):
+    """[(kind, rank or None)] -> {kind: {queries, mrr_at_10, success_at_1}}; ranks from 1, None: not in the top 10."""
+    per = collections.OrderedDict()
+    for kind, rank in ranked:
+        k = per.setdefault(kind, [0, 0.0, 0])
+        k[0] += 1
+        k[1] += 1.0 / rank if rank and rank <= 10 else 0.0
+        k[2] += rank == 1
+    return {kind: {"queries": n, "mrr_at_10": round(rr / n, 3), "success_at_1": round(first / n, 3)}
+            for kind, (n, rr, first) in sorted(per.items())}
+
+
+def relevance(peer, judged):
+    ranked = []
+    for kind, query, relevant in judged:
+        ws = words(query)
+        res = None
+        if kind.startswith("typo") and peer.typo_tolerant:
+            res = peer.fuzzy_search(ws, limit=10)
+        if res is None:
+            res = peer.search(ws, limit=10) if ws else []
+        rank = next((i + 1 for i, r in enumerate(res[:10]) if r in relevant), None)
+        ranked.append((kind, rank))
+    return mrr_block(ranked)
+
+
 # --- measurement helpers ----------------------------------------------------------------------------------------
 
 def now():
@@ -378,7 +420,7 @@ def parse_args(peer_cls):
     ap.add_argument("--churn-rounds", type=int, default=0,
                     help="after the other workloads, update every item this many times and measure the disk")
     ap.add_argument("--churn-batch", type=int, default=10000)
-    ap.add_argument("--skip", default="", help="comma-separated phases to skip: search,filtered,attributes,typos,"
+    ap.add_argument("--skip", default="", help="comma-separated phases to skip: search,filtered,attributes,typos,relevance,"
                                                 "writes,cold")
     ap.add_argument("--sample", type=int, default=1, help="use every Nth query of each query file")
     ap.add_argument("--smoke", action="store_true",
@@ -511,6 +553,16 @@ def run(peer_cls, args):
             progress("%s: typos (%s): %s hit rate %s" % (peer_cls.name, mode, _brief(block), block["hit_rate"]))
         out["typo"] = out.get("typo_fuzzy") or out["typo_plain"]
         out["typo_tolerant"] = peer.typo_tolerant
+
+    # 5b. relevance: judged queries (scripts/make-relevance.py), MRR@10 and success@1 per kind, through the
+    # peer's keystroke search (its fuzzy search for the typo kinds, when it has one)
+    if "relevance" not in skip:
+        block = relevance(peer, relevance_queries(args.queries, args.corpus, {it.id for it in items}))
+        if block:
+            out["relevance"] = block
+            for kind, k in sorted(block.items()):
+                progress("%s: relevance %s: %d queries, MRR@10 %s, success@1 %s"
+                         % (peer_cls.name, kind, k["queries"], k["mrr_at_10"], k["success_at_1"]))
     mem["peak_rss_query_mb"] = hwm_mb()
 
     # 6. single upserts, then single deletes, each committed and then seen by the separate reader

@@ -21,7 +21,7 @@ import SpotlightText
 ///
 /// Typed text matches as a search field should: every word must match a word of an item (title, names,
 /// keywords, description, body, custom keys searchable by default), the last word as a prefix; case and diacritics
-/// are ignored and typos tolerated (none up to 4 letters, 1 up to 8, 2 beyond; a transposition is one typo).
+/// are ignored and typos tolerated (none up to 3 letters, 1 up to 8, 2 beyond; a transposition is one typo).
 /// Results are ranked by `Ranking` — match quality, the attribute that matched, `rankingHint`, `lastUsedDate` and
 /// engagement reported with `userEngaged` — and arrive best first. `AppSearch` explains a ranking.
 ///

@@ -173,22 +173,27 @@ extension IndexStore {
             if let hotPrefix { noteForMaintenance(prefix: hotPrefix, stale: staleList) }
         }
         return try read(cancelledWhen: options.isCancelled) { db in
-            // One short word: its score-ordered prefix list, walked until the top k are certain (with a filter,
-            // until enough of the list passes it).
-            if options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
-               words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
-               let hits = try Self.searchShortPrefix(db, words[0], options: options, staleList: &staleList) {
-                return hits
-            }
             // A filter that keeps at most a quarter of the items restricts the candidates from the start.
             var filterIDs: Set<Int64>? = nil
+            var total = 0
             if let lookup = options.filterLookup {
-                let total = try Self.approximateItemCount(db)
+                total = try Self.approximateItemCount(db)
                 let threshold = max(total / 4, 2_000)
                 if try lookup.estimatedCount(db, cap: threshold + 1) <= threshold {
                     filterIDs = try lookup.candidateIDs(db)
                     if filterIDs?.isEmpty == true { return [] }
                 }
+            }
+            // One short word: its score-ordered prefix list, walked until the top k are certain (with a filter,
+            // until enough of the list passes it; not tried when the filter keeps too few items for the list to
+            // hold `limit` of them, which would only read and reject the list item by item).
+            let listMayAnswer = filterIDs.map { ids in
+                ids.count * PrefixLists.capacity(of: words.first ?? "") >= max(options.limit, 1) * max(total, 1)
+            } ?? true
+            if listMayAnswer, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
+               words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
+               let hits = try Self.searchShortPrefix(db, words[0], options: options, staleList: &staleList) {
+                return hits
             }
             if staleList { hotPrefix = words[0] }
             // Candidate items → their summed word points; each word's best matches kept compactly.

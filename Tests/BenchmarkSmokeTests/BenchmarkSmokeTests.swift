@@ -51,6 +51,16 @@ final class BenchmarkSmokeTests: XCTestCase {
         XCTAssertGreaterThan(disk["churned_bytes"] as? Int ?? 0, 0)
         XCTAssertGreaterThan(disk["churn_items_per_s"] as? Int ?? 0, 0)
         XCTAssertEqual((json["upsert"] as? [String: Any])?["n"] as? Int, 20)
+        // The relevance phase: judged queries whose items are among the 2,000, per kind.
+        let relevance = try XCTUnwrap(json["relevance"] as? [String: [String: Any]])
+        XCTAssertEqual(Set(relevance.keys), ["full", "typo", "typo-first", "descriptive"])
+        let full = try XCTUnwrap(relevance["full"])
+        XCTAssertGreaterThan(full["queries"] as? Int ?? 0, 5)
+        XCTAssertEqual(full["mrr_at_10"] as? Double ?? 0, 1, accuracy: 0.1, "exact names come first")
+        for (kind, block) in relevance {
+            let mrr = block["mrr_at_10"] as? Double ?? -1, first = block["success_at_1"] as? Double ?? -1
+            XCTAssertTrue((0...1).contains(mrr) && (0...mrr).contains(first), "\(kind): MRR \(mrr), success@1 \(first)")
+        }
     }
 }
 

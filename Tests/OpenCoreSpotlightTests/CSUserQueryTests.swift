@@ -73,7 +73,9 @@ final class CSUserQueryTests: IndexTestCase {
         let r9 = try await ids("carots")
         XCTAssertEqual(r9, ["carrot-chops"], "a typo inside the word being typed")
         let r10 = try await ids("mlik shake")
-        XCTAssertEqual(r10, [], "words of 4 letters are typed exactly")
+        XCTAssertEqual(r10, ["milk-shake"], "a word of 4 letters tolerates one typo")
+        let r10b = try await ids("mlk shake")
+        XCTAssertEqual(r10b, [], "words of 3 letters are typed exactly")
     }
 
     func testRankingPutsTitlesFirstAndRanksAreConsistent() async throws {

@@ -237,6 +237,15 @@ func lines(_ path: String) -> [String] {
     ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
 }
 
+/// The judged relevance files of a corpus (`scripts/make-relevance.py`); `tiny` is a part of Debian's.
+func relevanceFiles(_ corpus: String) -> [String] {
+    switch corpus {
+    case "both": return ["relevance-pypi.jsonl", "relevance-debian.jsonl"]
+    case "tiny": return ["relevance-debian.jsonl"]
+    default: return ["relevance-\(corpus).jsonl"]
+    }
+}
+
 /// One CSUserQuery, top `limit`, as an app runs it; returns the identifiers in order.
 func userQuery(_ text: String, limit: Int = 20, filter: String? = nil) async throws -> [String] {
     let context = CSUserQueryContext()
@@ -431,6 +440,42 @@ struct Bench {
             result["typo_tolerant"] = true
             log("typo: hit rate \(block["hit_rate"]!)")
         }
+        // 5b. Relevance: judged queries (scripts/make-relevance.py), MRR@10 and success@1 per kind.
+        if !options.skip.contains("relevance") {
+            let indexed = Set(items.map(\.id))
+            var perKind: [String: (count: Int, reciprocal: Double, first: Int)] = [:]
+            var misses: [String] = []
+            for file in relevanceFiles(options.corpus) {
+                for line in lines(options.queriesDirectory + "/" + file) {
+                    guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                          let kind = o["kind"] as? String, let query = o["query"] as? String,
+                          let relevant = o["relevant"] as? [String], relevant.allSatisfy(indexed.contains) else { continue }
+                    let ids = Array(try await userQuery(query, limit: 10))
+                    let rank = ids.firstIndex(where: relevant.contains).map { $0 + 1 }
+                    var k = perKind[kind] ?? (0, 0, 0)
+                    k.count += 1
+                    k.reciprocal += rank.map { 1 / Double($0) } ?? 0
+                    k.first += rank == 1 ? 1 : 0
+                    perKind[kind] = k
+                    if rank != 1, misses.count < 400 {
+                        misses.append("\(kind)\t\(query)\t\(relevant[0])\trank \(rank.map(String.init) ?? "-")\tfirst \(ids.first ?? "-")")
+                    }
+                }
+            }
+            var block: [String: Any] = [:]
+            for (kind, k) in perKind.sorted(by: { $0.key < $1.key }) {
+                block[kind] = ["queries": k.count, "mrr_at_10": round3(k.reciprocal / Double(max(k.count, 1))),
+                               "success_at_1": round3(Double(k.first) / Double(max(k.count, 1)))]
+                log("relevance \(kind): \(k.count) queries, MRR@10 \(round3(k.reciprocal / Double(max(k.count, 1)))), "
+                    + "success@1 \(round3(Double(k.first) / Double(max(k.count, 1))))")
+            }
+            if !block.isEmpty {
+                result["relevance"] = block
+                if let path = ProcessInfo.processInfo.environment["RELEVANCE_MISSES"] {
+                    try misses.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                }
+            }
+        }
         let peakQuery = procStatus("VmHWM")
 
         // 6. Single upserts and deletes, visible to a separate reader (another connection to the same file).
@@ -520,7 +565,7 @@ struct Bench {
                             "ru_maxrss_mb": Double(usage.ru_maxrss) / 1024]
         result["notes"] = [
             "through the public API: CSSearchableIndex batches of \(options.batch) with client state, CSUserQuery top 20 (responses sequence), CSSearchQuery for attribute queries",
-            "typo tolerance built in (Meilisearch thresholds; words matching 10+ items are not expanded)",
+            "typo tolerance built in (Typesense's thresholds: 1 typo from 4 letters, 2 from 9; words matching 10+ items are not expanded)",
         ]
         let json = try JSONSerialization.data(withJSONObject: result, options: [.prettyPrinted, .sortedKeys])
         if let out = options.out { try json.write(to: URL(fileURLWithPath: out)) }
