@@ -101,14 +101,17 @@ package enum Ranking {
         words > 0 ? maxNameLengthPoints / Double(words) : 0
     }
     /// How the query word `word` matches the item's word `term`, if it does: the same word, a prefix of it (when
-    /// `prefix`), or within `typoBudget` edits of it (`Typos`, the first letter kept).
+    /// `prefix`), or within `typoBudget` edits of it (`Typos`: the first letter kept, or the first letter as the one
+    /// typo, `Typos.firstLetterTypo`).
     static func matchKind(_ word: String, term: String, prefix: Bool, typoBudget: Int) -> RankingExplanation.MatchKind? {
         if term == word { return .exact }
         if prefix && term.hasPrefix(word) { return .prefix }
-        if typoBudget > 0, term.unicodeScalars.first == word.unicodeScalars.first,
+        guard typoBudget > 0 else { return nil }
+        if term.unicodeScalars.first == word.unicodeScalars.first,
            (prefix ? Typos.prefixDistance(word, term, limit: typoBudget) : Typos.distance(word, term, limit: typoBudget)) <= typoBudget {
             return .typo
         }
+        if Typos.firstLetterTypo(word.unicodeScalars.map(\.value), term.unicodeScalars.map(\.value), prefix: prefix) { return .typo }
         return nil
     }
     package static let maxRankingHintPoints = 1.5
@@ -373,7 +376,7 @@ extension IndexStore {
     }
 
     /// The best match of a typed word among an item's terms, by the same rules as the index path: exact, prefix
-    /// (for the last word), or within the typo budget with the first letter right.
+    /// (for the last word), or within the typo budget (`Ranking.matchKind`).
     static func forwardMatch(_ word: String, prefix: Bool, terms: [String: UInt8], typos: Bool) -> RankingExplanation.WordMatch? {
         let budget = typos ? Typos.budget(for: word) : 0
         var best: RankingExplanation.WordMatch?

@@ -11,7 +11,10 @@ import GRDBSQLite
 ///   (optimal string alignment distance).
 /// - The word being typed (the last one, a prefix) tolerates typos too: it matches a term when some beginning of
 ///   the term is within the budget (`"pyhto"` → `python`).
-/// - Deviation from Meilisearch: the first letter must be right.
+/// - The first letter may be wrong only as the one typo, the rest typed right, and only among ASCII letters and
+///   digits (`firstLetterTypo`: `bumpy`, `umpy`, `xnumpy`, `unmpy` → `numpy`): those few spellings are looked up
+///   in the term index instead of scanning the vocabulary of every letter. (Meilisearch counts a first-letter typo
+///   as two; the relevance evaluation's `typo-first` queries found none before.)
 /// - A word that already matches `expansionThreshold` items or more is not expanded with typos. (Meilisearch counts a typo on the first letter as two; we do not look for
 ///   them at all, which keeps the vocabulary scan to one letter's terms.)
 package enum Typos {
@@ -53,11 +56,66 @@ package enum Typos {
                 matches.append((sqlite3_column_int64(h, 0), String(decoding: bytes, as: UTF8.self)))
             }
         }
+        // The first letter wrong, the rest typed right: each spelling a range (or point) lookup.
+        if budget > 0, let spellings = firstLetterSpellings(of: word) {
+            let known = Set(matches.map(\.id))
+            let exactly = try db.cachedStatement(sql: "SELECT id, text FROM term WHERE text = ?")
+            let starting = try db.cachedStatement(sql: "SELECT id, text FROM term WHERE text >= ? AND text < ?")
+            let typed = word.unicodeScalars.map(\.value)
+            for spelling in spellings {
+                let rows = prefix ? try Row.fetchAll(starting, arguments: [spelling, spelling + "\u{10FFFF}"])
+                    : try Row.fetchAll(exactly, arguments: [spelling])
+                for row in rows {
+                    let id: Int64 = try row.stored(0)
+                    let text: String = try row.stored(1)
+                    guard !known.contains(id), !matches.contains(where: { $0.id == id }),
+                          firstLetterTypo(typed, text.unicodeScalars.map(\.value), prefix: prefix) else { continue }
+                    matches.append((id, text))
+                }
+            }
+        }
         let frequency = try db.cachedStatement(sql: "SELECT df FROM term WHERE id = ?")
         return try matches.compactMap { match in
             let df = try Int.fetchOne(frequency, arguments: [match.id]) ?? 0
             return df > 0 ? (match.id, match.text, df) : nil
         }
+    }
+
+    /// Whether `term` is `typed` with its first letter wrong and the rest right (of a beginning of the term when
+    /// `prefix`): the first letter replaced (`bumpy`), left out (`umpy`), with a letter before it (`xnumpy`), or
+    /// swapped with the second (`unmpy`), for `numpy`. Both first letters ASCII letters or digits, and different.
+    static func firstLetterTypo(_ typed: [UInt32], _ term: [UInt32], prefix: Bool) -> Bool {
+        guard let w0 = typed.first, let t0 = term.first, w0 != t0, isASCIIAlphanumeric(w0), isASCIIAlphanumeric(t0)
+        else { return false }
+        /// The rest of the term matches the rest of what was typed.
+        func rest(_ a: ArraySlice<UInt32>, _ b: ArraySlice<UInt32>) -> Bool { prefix ? b.starts(with: a) : a.elementsEqual(b) }
+        if rest(typed.dropFirst(), term.dropFirst()) { return true }
+        if rest(typed[...], term.dropFirst()) { return true }
+        if typed.count > 1, t0 == typed[1], rest(typed.dropFirst(), term[...]) { return true }
+        if typed.count > 1, term.count > 1, t0 == typed[1], term[1] == w0, rest(typed.dropFirst(2), term.dropFirst(2)) { return true }
+        return false
+    }
+
+    /// The beginnings a term with a first-letter typo of `word` starts with (`firstLetterTypo`), or nil when the
+    /// word's first letter is not an ASCII letter or digit.
+    static func firstLetterSpellings(of word: String) -> [String]? {
+        let scalars = Array(word.unicodeScalars)
+        guard let first = scalars.first, isASCIIAlphanumeric(first.value) else { return nil }
+        let rest = String(String.UnicodeScalarView(scalars.dropFirst()))
+        var spellings: Set<String> = []
+        for letter in "abcdefghijklmnopqrstuvwxyz0123456789".unicodeScalars where letter != first {
+            spellings.insert(String(letter) + rest)   // replaced
+            spellings.insert(String(letter) + word)   // left out
+        }
+        if scalars.count > 1, isASCIIAlphanumeric(scalars[1].value) {
+            spellings.insert(rest)                                                         // a letter typed before it
+            spellings.insert(String(scalars[1]) + String(first) + String(String.UnicodeScalarView(scalars.dropFirst(2))))  // swapped
+        }
+        return spellings.sorted()
+    }
+
+    static func isASCIIAlphanumeric(_ value: UInt32) -> Bool {
+        (0x30...0x39).contains(value) || (0x61...0x7A).contains(value)
     }
 
     /// The optimal string alignment distance between two strings, or `limit + 1` when it exceeds `limit`.

@@ -351,8 +351,15 @@ final class IndexStoreTests: XCTestCase {
             .upsert(item("rock", title: "rock'n'roll classics")),
             .upsert(item("other", title: "Brien Street, block O")),
         ], now: now)
-        XCTAssertEqual(try search("obrien"), ["obrien"])
-        XCTAssertEqual(try search("obri"), ["obrien"], "the joined name as a prefix, as it is typed")
+        // "Brien Street" follows as a typo match: `obrien` is `brien` with one letter typed before it.
+        XCTAssertEqual(try search("obrien"), ["obrien", "other"])
+        XCTAssertEqual(try search("obri"), ["obrien", "other"], "the joined name as a prefix, as it is typed")
+        XCTAssertEqual(try store.search("obrien", options: {
+            var o = TextSearchOptions()
+            o.now = now
+            o.typoTolerance = false
+            return o
+        }()).map(\.item.uniqueIdentifier), ["obrien"], "without typos, only the joined name")
         XCTAssertEqual(Set(try search("o'brien")), ["obrien", "other"], "split, both words match either")
         XCTAssertEqual(try search("miles o'brien"), ["obrien"])
         XCTAssertEqual(try search("wifi"), ["wifi"])

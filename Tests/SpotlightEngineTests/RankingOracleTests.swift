@@ -154,9 +154,16 @@ final class RankingOracleTests: XCTestCase {
     func testTypoToleranceMatchesTheForwardDefinition() throws {
         // Misspelled complete words and misspelled prefixes, alone and with correct common words.
         for query in ["pyhton", "databse", "tsting", "drievr", "pyhton t", "for databse", "the tesitng to", "pytset",
-                      "tabel", "databsae d", "for the drivr", "pipee"] {
+                      "tabel", "databsae d", "for the drivr", "pipee",
+                      // The first letter as the one typo: replaced, left out, typed after another, swapped.
+                      "bython", "ython", "xpython", "ypthon", "atble", "esting", "rdiver", "ytho", "for ataba", "eatabase"] {
             try check(query, typos: true)
             try check(query, limit: 0, typos: true)
+        }
+        var options = TextSearchOptions(limit: 0)
+        options.now = now
+        for query in ["bython", "ython", "xpython", "ypthon", "atble", "ytho"] {
+            XCTAssertGreaterThan(try store.search(query, options: options).count, 10, "\(query) finds the items of its word")
         }
     }
 

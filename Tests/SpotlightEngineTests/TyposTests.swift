@@ -39,6 +39,32 @@ final class TyposTests: XCTestCase {
         XCTAssertEqual(Typos.prefixDistance("controz", "controller", limit: 1), 1)
     }
 
+    func testFirstLetterTyposAreOneEditWithTheRestTypedRight() {
+        func typo(_ typed: String, _ term: String, prefix: Bool = false) -> Bool {
+            Typos.firstLetterTypo(typed.unicodeScalars.map(\.value), term.unicodeScalars.map(\.value), prefix: prefix)
+        }
+        XCTAssertTrue(typo("bumpy", "numpy"), "replaced")
+        XCTAssertTrue(typo("umpy", "numpy"), "left out")
+        XCTAssertTrue(typo("xnumpy", "numpy"), "a letter typed before it")
+        XCTAssertTrue(typo("unmpy", "numpy"), "swapped with the second")
+        XCTAssertTrue(typo("bum", "numpy", prefix: true), "while typing")
+        XCTAssertFalse(typo("bum", "numpy"))
+        XCTAssertFalse(typo("numpy", "numpy"), "the same first letter is the ordinary typo path")
+        XCTAssertFalse(typo("bumpx", "numpy"), "only the first letter may be wrong")
+        XCTAssertFalse(typo("émpy", "numpy"), "ASCII letters and digits only")
+        // The spellings looked up cover every term the definition accepts (checked over a small vocabulary).
+        let vocabulary = ["numpy", "numpyro", "bumpy", "umpy", "unmpy", "mnumpy", "jumpy", "nump", "xyz", "numba"]
+        for typed in ["bumpy", "umpy", "xnumpy", "unmpy", "jump", "numb"] {
+            let spellings = Typos.firstLetterSpellings(of: typed) ?? []
+            for term in vocabulary where typo(typed, term, prefix: true) {
+                XCTAssertTrue(spellings.contains { term.hasPrefix($0) }, "\(typed) → \(term)")
+            }
+            for term in vocabulary where typo(typed, term) {
+                XCTAssertTrue(spellings.contains(term), "\(typed) → \(term)")
+            }
+        }
+    }
+
     func testNeighboursAreLiveTermsOnly() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("typos-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
