@@ -111,6 +111,11 @@ package enum Ranking {
            (prefix ? Typos.prefixDistance(word, term, limit: typoBudget) : Typos.distance(word, term, limit: typoBudget)) <= typoBudget {
             return .typo
         }
+        // A first-letter typo keeps the length within one (the rest typed right); checked on the UTF-8 counts
+        // first, since this runs for every term of a candidate.
+        let typed = word.utf8.count, other = term.utf8.count
+        guard prefix ? other + 1 >= typed : abs(other - typed) <= 1, let w0 = word.utf8.first, let t0 = term.utf8.first,
+              w0 != t0, w0 < 0x80, t0 < 0x80 else { return nil }
         if Typos.firstLetterTypo(word.unicodeScalars.map(\.value), term.unicodeScalars.map(\.value), prefix: prefix) { return .typo }
         return nil
     }
