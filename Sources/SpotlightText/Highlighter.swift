@@ -91,8 +91,10 @@ package enum Highlighter {
     /// most matches, then the earliest), starting at a word a little before its first match; nil when no typed
     /// word matches the text.
     package static func snippet(of text: String, words: [QueryWord], length: Int = 160) -> Snippet? {
-        let truncated = text.count > snippetScanLimit
-        let scanned = truncated ? String(text.prefix(snippetScanLimit)) : text
+        // Only the start is walked (counting a long text's Characters would cost as much as scanning it).
+        let head = text.prefix(snippetScanLimit)
+        let truncated = head.endIndex < text.endIndex
+        let scanned = truncated ? String(head) : text
         let found = matches(in: scanned, words: words)
         guard !found.isEmpty else { return nil }
         // Character offsets of every Character boundary, so windows are measured in characters.
