@@ -15,10 +15,11 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 3):
+/// Schema (format version 4):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow).
-/// - `item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey)`: one row per item;
-///   `attrs` is `ValueCodec` bytes; the `name…` columns are its `NameSignals` (the key's hash as a 64-bit integer).
+/// - `item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)`: one row per
+///   item; `attrs` is `ValueCodec` bytes; the `name…` columns are its `NameSignals` (the key's hash as a 64-bit
+///   integer); `initials` its best match per one-letter prefix (`Initials`, 18 bytes).
 /// - `term(id, text, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
 /// - `segment(id, firstItem, lastItem, items, postings, deadItems)` and `postings(term, segment, count, data)`:
@@ -30,8 +31,9 @@ import Darwin
 package final class IndexStore: Sendable {
     /// The format this version writes and reads. Older formats are upgraded in place when a store is opened for
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
-    /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`.
-    package static let formatVersion = 3
+    /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`, format 3 (no `initials`) by
+    /// `upgradeFromFormat3`.
+    package static let formatVersion = 4
 
     /// How long a connection waits for a lock held by another connection or process before failing with busy.
     static let busyTimeout: TimeInterval = 30
@@ -219,6 +221,9 @@ package final class IndexStore: Sendable {
                 if version <= 2 {
                     try upgradeFromFormat2(db, url: url)
                 }
+                if version <= 3 {
+                    try upgradeFromFormat3(db, url: url)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: termCoverIndexSQL)
                 return
@@ -239,7 +244,8 @@ package final class IndexStore: Sendable {
                     attrs BLOB NOT NULL,
                     nameWords INTEGER NOT NULL DEFAULT 0,
                     nameFirst TEXT NOT NULL DEFAULT '',
-                    nameKey INTEGER NOT NULL DEFAULT 0);
+                    nameKey INTEGER NOT NULL DEFAULT 0,
+                    initials BLOB NOT NULL DEFAULT x'');
                 CREATE INDEX item_domain ON item(domain) WHERE domain IS NOT NULL;
                 CREATE INDEX item_expires ON item(expires);
                 CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
@@ -334,10 +340,31 @@ package final class IndexStore: Sendable {
         let lists = try Int.fetchOne(db, sql: "SELECT count(*) FROM prefixTop") ?? 0
         try db.execute(sql: "DELETE FROM prefixTop")
         try PrefixLists.apply(changes, db: db, now: now)
+        try db.execute(sql: "UPDATE meta SET value = 3 WHERE key = 'formatVersion'")
+        EngineLog.logger.notice("""
+            upgraded the index at \(url.path) from format 2 to 3: name signals of \(items) items, \
+            \(lists) prefix lists rebuilt (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            """)
+    }
+
+    /// Format 3 → 4, in the opening transaction (all or nothing): every item gets its `initials` (`Initials`,
+    /// from the terms of its stored attributes, as a write computes them). Nothing else changes.
+    private static func upgradeFromFormat3(_ db: Database, url: URL) throws {
+        let started = Date()
+        try db.execute(sql: "ALTER TABLE item ADD COLUMN initials BLOB NOT NULL DEFAULT x''")
+        let update = try db.makeStatement(sql: "UPDATE item SET initials = ? WHERE id = ?")
+        var items = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item")
+        while let row = try rows.next() {
+            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+            let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
+            try update.execute(arguments: [Data(Initials.encode(terms)), try row.stored("id") as Int64])
+            items += 1
+        }
         try db.execute(sql: "UPDATE meta SET value = \(Self.formatVersion) WHERE key = 'formatVersion'")
         EngineLog.logger.notice("""
-            upgraded the index at \(url.path) from format 2 to \(Self.formatVersion): name signals of \(items) items, \
-            \(lists) prefix lists rebuilt (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            upgraded the index at \(url.path) from format 3 to \(Self.formatVersion): the initials of \(items) items \
+            (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
             """)
     }
 

@@ -52,9 +52,22 @@ struct WordMatches {
         best[item] = match
     }
 
-    func explanation(for item: Int64) -> RankingExplanation.WordMatch? {
+    /// The term number of matches found through `Initials` (which know the match, not the term): resolved from
+    /// the item's own terms for the hits returned (`explanation`).
+    static let unresolvedTerm: Int32 = -1
+
+    /// `stored` is the item's row, for a match whose term is not known yet.
+    func explanation(for item: Int64, of stored: StoredItem) -> RankingExplanation.WordMatch? {
         guard let m = best[item] else { return nil }
-        return .init(queryWord: word, matchedTerm: terms[Int(m.term)], kind: m.kind, tier: Int(m.tier), points: m.points)
+        var term: String
+        if m.term == Self.unresolvedTerm {
+            let terms = TextIndexer.terms(attributes: stored.attributes, custom: stored.customAttributes, domain: stored.domainIdentifier)
+            term = Initials.matchedTerm(terms, letter: word.utf8.first ?? 0, code: Initials.code(tier: Int(m.tier), exact: m.kind == .exact))
+                ?? word
+        } else {
+            term = terms[Int(m.term)]
+        }
+        return .init(queryWord: word, matchedTerm: term, kind: m.kind, tier: Int(m.tier), points: m.points)
     }
 }
 
@@ -177,6 +190,59 @@ extension IndexStore {
                     try list.forEach(near: sortedCandidates!, visit)
                 } else {
                     try list.forEach(visit)
+                }
+            }
+        }
+        return result
+    }
+
+    /// At most this many candidates whose segment columns are still being read are looked up row by row for their
+    /// initials (`initialMatches`); with more, the word's posting lists are read instead.
+    static let initialRowReads = 4_096
+
+    /// The best match of a one-letter prefix (`letter`, an `Initials` index) in each candidate, from the segments'
+    /// `Initials` column instead of the posting lists of every term the letter starts: the same matches
+    /// `wordMatches` finds (the column is computed from the same terms and tiers), with the term left unresolved.
+    /// Without candidates, every item of every segment is a candidate. Nil when the columns cannot answer cheaply
+    /// (a large segment's columns are still being read: the caller reads the posting lists).
+    static func initialMatches(_ db: Database, word: String, letter: Int, candidates: [Int64: Int32]?,
+                               columns: StaticColumns, isCancelled: (@Sendable () -> Bool)?) throws -> WordMatches?
+    {
+        var result = WordMatches(word: word)
+        // By code; codes 9…15 exist only in damaged bytes and match nothing.
+        var codes = [PackedMatch?](repeating: nil, count: 16)
+        for code in 1...8 {
+            let (kind, tier, points) = Initials.match(UInt8(code))
+            codes[code] = PackedMatch(term: WordMatches.unresolvedTerm, kind: kind, tier: UInt8(tier), points: points)
+        }
+        guard let candidates else {
+            guard columns.complete else { return nil }
+            for column in columns.segments {
+                if let isCancelled, isCancelled() { throw EngineError(.cancelled, "cancelled") }
+                for i in column.present.indices where column.present[i] {
+                    let code = column.initial(at: i, letter: letter)
+                    if let match = codes[Int(code)] { result.best[column.firstItem + Int64(i)] = match }
+                }
+            }
+            return result
+        }
+        var missing: [Int64] = []
+        result.best.reserveCapacity(candidates.count)
+        for id in candidates.keys {
+            guard let code = columns.initial(id, letter: letter) else {
+                missing.append(id)
+                if missing.count > initialRowReads { return nil }
+                continue
+            }
+            if let match = codes[Int(code)] { result.best[id] = match }
+        }
+        if !missing.isEmpty {
+            let statement = try db.cachedStatement(sql: "SELECT initials FROM item WHERE id = ?")
+            for id in missing {
+                try forEachRawRow(db, statement, [id]) { h in
+                    guard sqlite3_column_bytes(h, 0) == Int32(Initials.byteCount), let blob = sqlite3_column_blob(h, 0) else { return }
+                    let code = Initials.code(UnsafeRawBufferPointer(start: blob, count: Initials.byteCount), letter: letter)
+                    if let match = codes[Int(code)] { result.best[id] = match }
                 }
             }
         }
@@ -390,7 +456,7 @@ extension IndexStore {
                         checked += 1
                         guard let found = try item(candidate.id) else { continue }
                         var explanation = RankingExplanation()
-                        explanation.words = words.compactMap { $0.explanation(for: candidate.id) }
+                        explanation.words = words.compactMap { $0.explanation(for: candidate.id, of: found) }
                         explanation.setName(candidate.name)
                         explanation.rankingHintPoints = Ranking.hintPoints(candidate.hint)
                         explanation.recencyPoints = Ranking.recencyPoints(lastUsed: candidate.lastUsed, now: options.now)

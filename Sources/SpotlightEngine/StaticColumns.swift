@@ -3,8 +3,8 @@ import GRDB
 import GRDBSQLite
 import Synchronization
 
-/// The static ranking signals of a segment's items as columns (doc values): `rankingHint`, `lastUsedDate` and the
-/// unique identifier (for ties), by item id, so ranking reads arrays instead of one SQLite row per candidate.
+/// The static ranking signals of a segment's items as columns (doc values): `rankingHint`, `lastUsedDate`, the
+/// name's signals, the best match per one-letter prefix (`Initials`) and the unique identifier (for ties), by item id, so ranking reads arrays instead of one SQLite row per candidate.
 ///
 /// A segment's items never change: an item row is written once under its id (an update is a new id) and only
 /// ever deleted. So the columns of a segment, read once from the item rows of its id range, stay right for as
@@ -20,6 +20,8 @@ final class SegmentColumns: Sendable {
     let nameWords: [UInt8]
     let nameFirst: [String]
     let nameKey: [UInt64]
+    /// `Initials.byteCount` bytes per item (zeros: none, or a row without them).
+    let initials: [UInt8]
     /// The identifiers' UTF-8 bytes, one after the other; item `i`'s are `uidBytes[uidStart[i]..<uidStart[i + 1]]`.
     let uidStart: [Int]
     let uidBytes: [UInt8]
@@ -35,6 +37,7 @@ final class SegmentColumns: Sendable {
         var nameWords = [UInt8](repeating: 0, count: count)
         var nameFirst = [String](repeating: "", count: count)
         var nameKey = [UInt64](repeating: 0, count: count)
+        var initials = [UInt8](repeating: 0, count: count * Initials.byteCount)
         var uids = [ArraySlice<UInt8>](repeating: [], count: count)
         // Ids covered by known columns, as sorted ranges.
         var covered: [ClosedRange<Int64>] = []
@@ -49,6 +52,8 @@ final class SegmentColumns: Sendable {
                 nameWords[target] = column.nameWords[source]
                 nameFirst[target] = column.nameFirst[source]
                 nameKey[target] = column.nameKey[source]
+                initials.replaceSubrange(target * Initials.byteCount..<(target + 1) * Initials.byteCount,
+                                         with: column.initials[source * Initials.byteCount..<(source + 1) * Initials.byteCount])
                 uids[target] = column.uidBytes[column.uidStart[source]..<column.uidStart[source + 1]]
             }
             covered.append(low...high)
@@ -61,7 +66,7 @@ final class SegmentColumns: Sendable {
         }
         if next <= lastItem { gaps.append(next...lastItem) }
         let statement = try db.cachedStatement(sql: """
-            SELECT id, hint, lastUsed, uid, nameWords, nameFirst, nameKey FROM item WHERE id BETWEEN ? AND ?
+            SELECT id, hint, lastUsed, uid, nameWords, nameFirst, nameKey, initials FROM item WHERE id BETWEEN ? AND ?
             """)
         for gap in gaps {
             try IndexStore.forEachRawRow(db, statement, [gap.lowerBound, gap.upperBound]) { h in
@@ -79,6 +84,12 @@ final class SegmentColumns: Sendable {
                                           as: UTF8.self)
                 }
                 nameKey[i] = UInt64(bitPattern: sqlite3_column_int64(h, 6))
+                // Another length is damage: left as no initials (a search then finds the item through its postings
+                // only where they are read).
+                if sqlite3_column_bytes(h, 7) == Int32(Initials.byteCount), let blob = sqlite3_column_blob(h, 7) {
+                    let source = UnsafeRawBufferPointer(start: blob, count: Initials.byteCount)
+                    for k in 0..<Initials.byteCount { initials[i * Initials.byteCount + k] = source[k] }
+                }
             }
         }
         var start = [Int]()
@@ -96,6 +107,7 @@ final class SegmentColumns: Sendable {
         self.nameWords = nameWords
         self.nameFirst = nameFirst
         self.nameKey = nameKey
+        self.initials = initials
         self.uidStart = start
         self.uidBytes = bytes
     }
@@ -104,6 +116,13 @@ final class SegmentColumns: Sendable {
 
     func name(at i: Int) -> NameSignals {
         NameSignals(words: Int(nameWords[i]), first: nameFirst[i], key: nameKey[i])
+    }
+
+    /// The code of `letter` (`Initials`) of the item at `i`.
+    @inline(__always)
+    func initial(at i: Int, letter: Int) -> UInt8 {
+        let byte = initials[i * Initials.byteCount + letter >> 1]
+        return letter & 1 == 0 ? byte & 0x0F : byte >> 4
     }
 
     func uid(at i: Int) -> String {
@@ -116,6 +135,25 @@ struct StaticColumns {
     /// Segments in id order, with the first id of each for a binary search.
     let segments: [SegmentColumns]
     let firsts: [Int64]
+    /// Whether every segment the snapshot sees has its columns here (none is still being read in the background):
+    /// then an item outside them has no terms at all.
+    let complete: Bool
+
+    /// The code of `letter` (`Initials`) for item `id`: 0 when a segment's columns hold no such item (it was gone
+    /// when they were read, and ids are never reused), nil when no columns cover the id (read its row).
+    @inline(__always)
+    func initial(_ id: Int64, letter: Int) -> UInt8? {
+        var low = 0, high = firsts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if firsts[mid] <= id { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0 else { return nil }
+        let column = segments[low - 1]
+        let i = Int(id - column.firstItem)
+        guard i < column.present.count else { return nil }
+        return column.present[i] ? column.initial(at: i, letter: letter) : 0
+    }
 
     /// The item's (hint, last used, identifier), or nil if no segment read it (an item without text, or one
     /// written after the columns were read): the caller then reads its row.
@@ -181,7 +219,7 @@ final class ColumnCache: Sendable {
             segments.append(column)
             firsts.append(column.firstItem)
         }
-        return StaticColumns(segments: segments, firsts: firsts)
+        return StaticColumns(segments: segments, firsts: firsts, complete: segments.count == rows.count)
     }
 
     /// The cached columns overlapping `first...last`: a merged segment's columns are copied from its parts'.

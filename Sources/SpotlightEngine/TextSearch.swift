@@ -155,6 +155,9 @@ package struct TextSearchOptions: Sendable {
     package var typoTolerance = true
     /// Whether one-word searches may use prefix lists (tests turn it off to compare with ranking every match).
     var usePrefixLists = true
+    /// Whether a one-letter last word may be matched through the `Initials` column (tests turn it off to compare
+    /// with reading its posting lists).
+    var useInitials = true
     package var now = Date()
 
     package init(limit: Int = 20, lastWordIsPrefix: Bool = true) {
@@ -192,11 +195,15 @@ extension IndexStore {
                     if filterIDs?.isEmpty == true { return [] }
                 }
             }
+            // The last word, when it is one letter the `Initials` column holds: matched from the column, item by
+            // item, once the other words or the filter have named the candidates.
+            let initialLetter = options.useInitials && options.lastWordIsPrefix ? words.last.flatMap(Initials.index(ofWord:)) : nil
             // One short word: its score-ordered prefix list, walked until the top k are certain (with a filter,
             // until enough of the list passes it; not tried when the filter keeps too few items for the list to
-            // hold `limit` of them, which would only read and reject the list item by item).
+            // hold `limit` of them, which would only read and reject the list item by item, nor for one letter
+            // whose initials answer the filter's items directly).
             let listMayAnswer = filterIDs.map { ids in
-                ids.count * PrefixLists.capacity(of: words.first ?? "") >= max(options.limit, 1) * max(total, 1)
+                initialLetter == nil && ids.count * PrefixLists.capacity(of: words.first ?? "") >= max(options.limit, 1) * max(total, 1)
             } ?? true
             if listMayAnswer, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
@@ -215,11 +222,20 @@ extension IndexStore {
                     candidates?[id] = 0
                 }
             }
-            // Words with the fewest postings first, so the candidate set shrinks fast.
+            // Words with the fewest postings first, so the candidate set shrinks fast. A letter the initials answer
+            // comes last whatever its postings (they are never read, and counting them reads thousands of terms).
             let order = try words.indices.map { i -> (Int, Int) in
+                if i == words.count - 1, initialLetter != nil { return (i, Int.max) }
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
                 return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix))
             }.sorted { $0.1 < $1.1 }
+            var columns: StaticColumns?
+            func staticColumns() throws -> StaticColumns {
+                if let columns { return columns }
+                let read = try columnCache.columns(db, store: self)
+                columns = read
+                return read
+            }
             var forward: [Int64: [String: UInt8]] = [:]
             var matched = [WordMatches?](repeating: nil, count: words.count)
             for (i, frequency) in order {
@@ -227,7 +243,11 @@ extension IndexStore {
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
                 let typos = options.typoTolerance && frequency < Typos.expansionThreshold
                 var matches: WordMatches
-                if let current = candidates,
+                if i == words.count - 1, let letter = initialLetter,
+                   let found = try Self.initialMatches(db, word: word, letter: letter, candidates: candidates,
+                                                       columns: staticColumns(), isCancelled: options.isCancelled) {
+                    matches = found
+                } else if let current = candidates,
                    current.count <= max(Self.forwardCheckLimit, frequency / Self.postingsPerForwardCheck) {
                     // Few candidates left: read their words instead of the word's postings.
                     try Self.loadTerms(db, ids: current.keys.filter { forward[$0] == nil }, into: &forward)
@@ -265,7 +285,7 @@ extension IndexStore {
                 hotPrefix = words[0]
             }
             return try Self.topHits(db, candidates: candidates, words: matched.compactMap { $0 }, options: options,
-                                    columns: try columnCache.columns(db, store: self))
+                                    columns: try staticColumns())
         }
     }
 

@@ -198,12 +198,13 @@ struct Writer {
         let id = try allocateItemID()
         itemsChanged = true
         let name = prepared?.name ?? NameSignals(attributes: attributes)
-        try db.cachedStatement(sql: """
-            INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey)
-            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
-                                 hint, lastUsed, bytes, name.words, name.first, Int64(bitPattern: name.key)])
         let newTerms = prepared?.terms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
+        try db.cachedStatement(sql: """
+            INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)
+            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
+                                 hint, lastUsed, bytes, name.words, name.first, Int64(bitPattern: name.key),
+                                 prepared?.initials ?? Data(Initials.encode(newTerms))])
         for (text, tiers) in newTerms {
             let termID = try termID(for: text)
             pendingPostings.append((termID, id, tiers))
@@ -254,6 +255,8 @@ struct PreparedUpsert: Sendable {
     var values: Set<AttributeValueIndex.Entry>
     var bytes: Data
     var name: NameSignals
+    /// `Initials.encode(terms)`.
+    var initials: Data
     /// The item's best word points per prefix for the long prefixes that had lists when it was prepared
     /// (`hot`); used only if the transaction finds the same set.
     var prefixPoints: PrefixLists.PrefixPoints
@@ -288,6 +291,7 @@ struct PreparedUpsert: Sendable {
                     values: AttributeValueIndex.values(attributes: item.attributes, custom: item.customAttributes),
                     bytes: Data(ValueCodec.stored(attributes: item.attributes, custom: item.customAttributes)),
                     name: name,
+                    initials: Data(Initials.encode(terms)),
                     prefixPoints: PrefixLists.bestPoints(terms, hot: hot, name: name), hot: hot)
             }
             results.withLock { $0.merge(local) { a, _ in a } }

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import SpotlightEngine
 import SpotlightTestSupport
+import SpotlightQueryLanguage
 import SpotlightText
 
 /// The ranked search must equal the ranking's definition applied to every item by brute force: each item's words
@@ -110,19 +111,40 @@ final class RankingOracleTests: XCTestCase {
     }
 
     func check(_ text: String, limit: Int = 20, filter: (@Sendable (StoredItem) -> Bool)? = nil, boosts: [String: Double] = [:],
-               typos: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
+               typos: Bool = false, query: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
         var options = TextSearchOptions(limit: limit)
         options.now = now
         options.typoTolerance = typos
         options.filter = filter
+        if let query {
+            // A query-language filter with its index lookup, as `CSUserQuery` passes one: a selective one names the
+            // candidates before any word is matched.
+            let expression = try QueryParser.parse(query)
+            let compiled = CompiledQuery(expression, now: now, calendar: Calendar(identifier: .gregorian))
+            options.filter = { compiled.matches(StoredItemQueryView(item: $0)) }
+            options.filterLookup = QueryPlanner.lookup(expression, now: now, calendar: Calendar(identifier: .gregorian))
+            XCTAssertNotNil(options.filterLookup, query, file: file, line: line)
+        }
         options.boosts = boosts
         let expected = oracle(text, options: options)
-        // Every match ranked, and (one word) the score-ordered prefix lists walked until the top k are certain.
-        for lists in [false, true] {
+        // Every match ranked from the posting lists, a one-letter last word matched from the initials column, and
+        // (one word) the score-ordered prefix lists walked until the top k are certain.
+        var explanations: [String: RankingExplanation] = [:]
+        for (lists, initials) in [(false, false), (false, true), (true, true)] {
             options.usePrefixLists = lists
+            options.useInitials = initials
             let hits = try store.search(text, options: options)
-            XCTAssertEqual(hits.map(\.item.uniqueIdentifier), expected.map(\.uid), "\(text) limit \(limit) lists \(lists)",
-                           file: file, line: line)
+            XCTAssertEqual(hits.map(\.item.uniqueIdentifier), expected.map(\.uid),
+                           "\(text) limit \(limit) lists \(lists) initials \(initials)", file: file, line: line)
+            // The same explanations, matched terms included, whichever way the words were matched.
+            for hit in hits {
+                if let first = explanations[hit.item.uniqueIdentifier] {
+                    XCTAssertEqual(hit.explanation.words, first.words, "\(text): \(hit.item.uniqueIdentifier) initials \(initials)",
+                                   file: file, line: line)
+                } else {
+                    explanations[hit.item.uniqueIdentifier] = hit.explanation
+                }
+            }
             for (hit, want) in zip(hits, expected) {
                 XCTAssertEqual(hit.score, want.score, accuracy: lists ? 1e-9 : 0, "\(text): \(hit.item.uniqueIdentifier)",
                                file: file, line: line)
@@ -183,5 +205,17 @@ final class RankingOracleTests: XCTestCase {
         }()).last?.uid)
         try check("for t", boosts: [weakest: 2, "i0001": 1.5, "nope": 2])
         try check("t", limit: 1, boosts: [weakest: 2])
+    }
+
+    func testFiltersWithIndexLookupsKeepTheRankingExact() throws {
+        // A quarter of the items (their domain) and about a tenth (a ranking hint range): both selective enough
+        // to restrict the candidates up front, where one letter is matched from the initials column.
+        for query in ["domainIdentifier == \"even\"", "rankingHint >= 60", "rankingHint >= 99"] {
+            for text in ["t", "p", "d", "for t", "python p", "a", "to a t", "the", "z", "pip"] {
+                try check(text, query: query)
+                try check(text, limit: 3, query: query)
+                try check(text, limit: 0, query: query)
+            }
+        }
     }
 }

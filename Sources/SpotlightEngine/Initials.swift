@@ -1,0 +1,90 @@
+import Foundation
+
+/// An item's best match for each one-letter prefix, kept with the item (`item.initials`) and read into the
+/// segments' columns: for each ASCII letter and digit, the best word points a word starting with it earns in the
+/// item, as the index would find them through the posting lists of every term the letter starts.
+///
+/// A typed word of one letter is the slowest word there is: it starts a large part of the vocabulary (`t` starts
+/// 70,000 terms and millions of postings at a million items), yet it is what a person types first after a space
+/// (`python t`) or into a search narrowed by a filter. Once the other words or a filter have named the candidates,
+/// this column answers the letter for each candidate with one array read, instead of decoding every posting of
+/// every term the letter starts (`IndexStore.initialMatches`).
+///
+/// Each letter has a 4-bit code: 0 when no word of the item starts with it, else `1 + 2 × tier` when the best match
+/// is the letter as a whole word and `2 + 2 × tier` when it is a longer word, so a lower code is always more points
+/// (8, 7.2, 4, 3.6, 2, 1.8, 1, 0.9 for codes 1…8). 36 letters, two to a byte: 18 bytes per item. The first letter
+/// is the term's first UTF-8 byte, as the term dictionary orders a prefix's terms; terms that start with any
+/// other character, and terms only in the metadata tier, have no code (a query letter outside a–z and 0–9 takes
+/// the posting lists).
+enum Initials {
+    static let letters = 36
+    static let byteCount = 18
+
+    /// The column index of a word's one letter (`a`…`z` → 0…25, `0`…`9` → 26…35), or nil.
+    @inline(__always)
+    static func index(ofByte byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return Int(byte - UInt8(ascii: "a"))
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return 26 + Int(byte - UInt8(ascii: "0"))
+        default: return nil
+        }
+    }
+
+    /// The column index of a typed word when it is one letter this column holds.
+    static func index(ofWord word: String) -> Int? {
+        let bytes = word.utf8
+        guard bytes.count == 1, let byte = bytes.first else { return nil }
+        return index(ofByte: byte)
+    }
+
+    /// The code of a match of `tier` (0…3), exact (the term is the letter itself) or a prefix.
+    @inline(__always)
+    static func code(tier: Int, exact: Bool) -> UInt8 {
+        UInt8(1 + 2 * tier + (exact ? 0 : 1))
+    }
+
+    /// The match a non-zero code stands for.
+    @inline(__always)
+    static func match(_ code: UInt8) -> (kind: RankingExplanation.MatchKind, tier: Int, points: Double) {
+        let tier = Int(code - 1) / 2
+        let kind: RankingExplanation.MatchKind = (code - 1) % 2 == 0 ? .exact : .prefix
+        return (kind, tier, Ranking.tierWeights[tier] * Ranking.kindFactor(kind))
+    }
+
+    /// The 18 bytes of an item's terms (`TextIndexer.terms`).
+    static func encode(_ terms: [String: UInt8]) -> [UInt8] {
+        var codes = [UInt8](repeating: 0, count: letters)
+        for (term, tiers) in terms {
+            guard let first = term.utf8.first, let letter = index(ofByte: first),
+                  let tier = TextIndexer.bestTier(tiers) else { continue }
+            let code = code(tier: tier, exact: term.utf8.count == 1)
+            if codes[letter] == 0 || code < codes[letter] { codes[letter] = code }
+        }
+        var bytes = [UInt8](repeating: 0, count: byteCount)
+        for letter in 0..<letters { bytes[letter >> 1] |= codes[letter] << (letter & 1 == 0 ? 0 : 4) }
+        return bytes
+    }
+
+    /// The code of `letter` in an item's bytes (0 for bytes of another length: damage reads as no match, never
+    /// a trap).
+    @inline(__always)
+    static func code<C: RandomAccessCollection>(_ bytes: C, letter: Int) -> UInt8 where C.Element == UInt8, C.Index == Int {
+        guard bytes.count == byteCount else { return 0 }
+        let byte = bytes[bytes.startIndex + letter >> 1]
+        return letter & 1 == 0 ? byte & 0x0F : byte >> 4
+    }
+
+    /// The item's term that a code stands for, by the rule of the posting-list path (`IndexStore.wordMatches`): the
+    /// smallest term starting with the letter whose best tier and kind are the code's. Only the hits a search
+    /// returns need it, for their explanations.
+    static func matchedTerm(_ terms: [String: UInt8], letter byte: UInt8, code: UInt8) -> String? {
+        let (kind, tier, _) = match(code)
+        var best: String?
+        for (term, tiers) in terms where term.utf8.first == byte && TextIndexer.bestTier(tiers) == tier
+            && (term.utf8.count == 1) == (kind == .exact) {
+            // In the term dictionary's order: UTF-8 bytes.
+            if best == nil || term.utf8.lexicographicallyPrecedes(best!.utf8) { best = term }
+        }
+        return best
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import GRDB
+import SpotlightTestSupport
+import XCTest
+@testable import SpotlightEngine
+
+/// The `Initials` column: a one-letter last word matched item by item from the column gives what reading every
+/// posting list of the letter's terms gives, whichever way the column is read (segment columns, item rows while a
+/// large segment's columns are read in the background, merged segments), and format 3 stores get it on opening.
+/// (`RankingOracleTests` checks the same against scoring every item by brute force.)
+final class InitialsTests: XCTestCase {
+    var directory: URL!
+    var store: IndexStore!
+    let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("initials-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try IndexStore(url: directory.appendingPathComponent("index.sqlite"))
+    }
+
+    override func tearDownWithError() throws {
+        try? store?.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func item(_ id: String, title: String, keywords: String? = nil, text: String? = nil, hint: Double? = nil) -> StoredItem {
+        var attributes: [String: AttributeValue] = ["title": .string(title)]
+        if let keywords { attributes["keywords"] = .array([.string(keywords)]) }
+        if let text { attributes["textContent"] = .string(text) }
+        if let hint { attributes["rankingHint"] = .double(hint) }
+        return StoredItem(uniqueIdentifier: id, domainIdentifier: nil, expirationDate: .distantFuture, attributes: attributes)
+    }
+
+    /// The hits of both ways, which must agree in order, scores and explanations (matched terms included).
+    func searchBothWays(_ text: String, limit: Int = 20, file: StaticString = #filePath, line: UInt = #line) throws -> [SearchHit] {
+        var options = TextSearchOptions(limit: limit)
+        options.now = now
+        options.usePrefixLists = false
+        let fromColumn = try store.search(text, options: options)
+        options.useInitials = false
+        let fromPostings = try store.search(text, options: options)
+        XCTAssertEqual(fromColumn.map(\.item.uniqueIdentifier), fromPostings.map(\.item.uniqueIdentifier), text, file: file, line: line)
+        XCTAssertEqual(fromColumn.map(\.score), fromPostings.map(\.score), text, file: file, line: line)
+        XCTAssertEqual(fromColumn.map(\.explanation), fromPostings.map(\.explanation), text, file: file, line: line)
+        return fromColumn
+    }
+
+    func testCodesHoldTheBestMatchOfEachLetter() {
+        let terms: [String: UInt8] = [
+            "tool": 0b0100, "t": 0b1000,   // description prefix 1.8 beats the body's exact 1
+            "tea": 0b0010,                  // keywords prefix 3.6 beats both
+            "a": 0b0001, "apple": 0b0001,   // the name's exact 8
+            "9lives": 0b1000,               // a digit
+            "über": 0b0001,                 // not an ASCII first letter: no code
+            "zone": TextIndexer.metadataBit, // metadata only: not free text
+        ]
+        let bytes = Initials.encode(terms)
+        XCTAssertEqual(bytes.count, Initials.byteCount)
+        func code(_ letter: Character) -> UInt8 {
+            Initials.code(bytes, letter: Initials.index(ofWord: String(letter))!)
+        }
+        XCTAssertEqual(code("t"), Initials.code(tier: 1, exact: false))
+        XCTAssertEqual(Initials.match(code("t")).points, 3.6, accuracy: 1e-12)
+        XCTAssertEqual(code("a"), Initials.code(tier: 0, exact: true))
+        XCTAssertEqual(Initials.match(code("a")).points, 8)
+        XCTAssertEqual(code("9"), Initials.code(tier: 3, exact: false))
+        XCTAssertEqual(code("u"), 0)
+        XCTAssertEqual(code("z"), 0)
+        XCTAssertEqual(code("b"), 0)
+        XCTAssertEqual(Initials.matchedTerm(terms, letter: UInt8(ascii: "t"), code: code("t")), "tea")
+        // Lower codes are more points, as `encode` assumes.
+        let points = (1...8).map { Initials.match(UInt8($0)).points }
+        XCTAssertEqual(points, points.sorted(by: >))
+        for (got, want) in zip(points, [8, 7.2, 4, 3.6, 2, 1.8, 1, 0.9]) { XCTAssertEqual(got, want, accuracy: 1e-12) }
+        // Only one ASCII letter or digit has a column; damaged bytes read as no match.
+        XCTAssertNil(Initials.index(ofWord: "ü"))
+        XCTAssertNil(Initials.index(ofWord: "ab"))
+        XCTAssertNil(Initials.index(ofWord: "-"))
+        XCTAssertEqual(Initials.code(Array(bytes.prefix(17)), letter: 0), 0)
+    }
+
+    func testOneLetterAfterOtherWordsEqualsReadingThePostings() throws {
+        let titles = ["tool time", "the tea", "python tools", "t", "data"]
+        var items: [StoredItem] = []
+        for i in 0..<800 {
+            let text = i % 4 == 0 ? "a body of text t" : "nothing here"
+            items.append(item(String(format: "i%03d", i), title: titles[i % 5], keywords: i % 3 == 0 ? "tab" : nil, text: text,
+                              hint: Double(i % 97)))
+        }
+        try store.apply(items.map { .upsert($0) }, now: now)
+        for text in ["python t", "the t", "data t", "tool t", "body t", "here t", "the a", "tool b", "python 9", "python z",
+                     "body o", "t t"] {
+            _ = try searchBothWays(text)
+            _ = try searchBothWays(text, limit: 0)
+        }
+        // The typed letter as a whole word is an exact match (1 point in the body), above a longer word (0.9).
+        let hit = try XCTUnwrap(try searchBothWays("data t", limit: 0).first { $0.item.uniqueIdentifier == "i004" })
+        XCTAssertEqual(hit.explanation.words.last?.matchedTerm, "t")
+        XCTAssertEqual(hit.explanation.words.last?.kind, .exact)
+        XCTAssertEqual(try searchBothWays("the t").first?.explanation.words.last?.matchedTerm, "tea")
+    }
+
+    func testItemRowsAnswerWhileALargeSegmentsColumnsAreRead() throws {
+        // One segment spanning more ids than a search reads inline: its columns are read in the background, and a
+        // search meanwhile takes the initials from the item rows (few candidates) or the posting lists (many).
+        var items: [StoredItem] = []
+        for i in 0..<6_000 {
+            let title = i % 50 == 0 ? "rare thing \(i)" : "common thing \(i)"
+            items.append(item("c\(i)", title: title, text: "tail \(i % 13)", hint: Double(i % 101)))
+        }
+        try store.apply(items.map { .upsert($0) }, now: now)
+        try store.close()
+        store = try IndexStore(url: directory.appendingPathComponent("index.sqlite"))
+        let rare = try searchBothWays("rare t", limit: 30)
+        let common = try searchBothWays("common t", limit: 30)
+        store.columnCache.waitForBuilds()
+        XCTAssertTrue(try store.read { try store.columnCache.columns($0, store: store) }.complete)
+        XCTAssertEqual(try searchBothWays("rare t", limit: 30).map(\.item.uniqueIdentifier), rare.map(\.item.uniqueIdentifier))
+        XCTAssertEqual(try searchBothWays("common t", limit: 30).map(\.item.uniqueIdentifier), common.map(\.item.uniqueIdentifier))
+        XCTAssertEqual(rare.count, 30)
+        // Deleted and replaced items are never found through their old initials.
+        try store.apply([.delete(identifiers: ["c0", "c50"]), .upsert(item("c100", title: "rare zebra"))], now: now)
+        let after = try searchBothWays("rare t", limit: 0).map(\.item.uniqueIdentifier)
+        XCTAssertFalse(after.contains("c0") || after.contains("c50") || after.contains("c100"))
+        XCTAssertEqual(after.count, 117)
+        XCTAssertEqual(try searchBothWays("rare z").map(\.item.uniqueIdentifier), ["c100"])
+    }
+
+    func testMergedSegmentsKeepTheirInitials() throws {
+        let words = ["tango", "toast", "alpha"]
+        for i in 0..<120 {
+            try store.apply([.upsert(item("m\(i)", title: "merge " + words[i % 3], hint: Double(i)))], now: now)
+        }
+        let before = try searchBothWays("merge t", limit: 0).map(\.item.uniqueIdentifier)
+        XCTAssertEqual(before.count, 80)
+        try store.performMaintenance()
+        XCTAssertLessThan(try store.segmentSummary().count, 120, "merged")
+        XCTAssertEqual(try searchBothWays("merge t", limit: 0).map(\.item.uniqueIdentifier), before)
+        XCTAssertEqual(try searchBothWays("merge a", limit: 0).count, 40)
+    }
+
+    func testFormat3StoresGetTheirInitialsOnOpening() throws {
+        let words = ["three", "four", "five"]
+        try store.apply((0..<300).map { i in .upsert(item("f\(i)", title: "format " + words[i % 3])) }, now: now)
+        try store.close()
+        let url = directory.appendingPathComponent("index.sqlite")
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: "ALTER TABLE item DROP COLUMN initials")
+            try db.execute(sql: "UPDATE meta SET value = 3 WHERE key = 'formatVersion'")
+        }
+        try queue.close()
+        store = try IndexStore(url: url)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") },
+                       IndexStore.formatVersion)
+        let bytes = try XCTUnwrap(try store.read { try Data.fetchOne($0, sql: "SELECT initials FROM item WHERE uid = 'f1'") })
+        XCTAssertEqual([UInt8](bytes), Initials.encode(["format": 1, "four": 1]))
+        XCTAssertEqual(try searchBothWays("format f", limit: 0).count, 300, "format starts with f itself")
+        XCTAssertEqual(try searchBothWays("three f", limit: 0).count, 100)
+        XCTAssertEqual(try searchBothWays("format t", limit: 0).count, 100)
+        try store.checkIntegrity()
+    }
+}
