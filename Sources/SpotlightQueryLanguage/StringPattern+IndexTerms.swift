@@ -37,7 +37,9 @@ extension StringPattern {
     /// coarser than the `c`/`d` folds and the index stores every run and camelCase part. Keys are search keys.
     ///
     /// - Without `w`/`t`: each run of the pattern's leading literal, as a prefix term (the value starts with that
-    ///   literal).
+    ///   literal). A pattern that is one literal with no `c` or `d` is the value itself, so each of its runs is a
+    ///   whole run of the value and an index token as it is: an exact term (`domainIdentifier == "doc"` needs the
+    ///   token `doc`, not the thousands of `doc…` words).
     /// - With `w` or `t`: every word of the pattern that does not start with a wildcard, as a prefix term of its
     ///   literal start; as the matcher also tries whole runs, the requirement is "all camelCase words" **or**
     ///   "all runs" (`"phoneCase"w` needs `phone`+`case` or `phonecase`).
@@ -51,7 +53,9 @@ extension StringPattern {
         }
         guard case .literal(let literal)? = pattern.elements.first else { return nil }
         let keys = WordSplitter.runs(literal).map { TextFolding.searchKey(String($0)) }.filter { !$0.isEmpty }
-        return Self.conjunction(keys.map { .term($0, prefix: true) })
+        // With `c` or `d` the value only folds to the literal, and a fold may move the word boundaries: prefixes.
+        let exact = pattern.elements.count == 1 && !modifiers.contains(.caseInsensitive) && !modifiers.contains(.diacriticInsensitive)
+        return Self.conjunction(keys.map { .term($0, prefix: !exact) })
     }
 
     /// The words as prefix terms, skipping words that start with a wildcard (they constrain nothing); `nil` if
