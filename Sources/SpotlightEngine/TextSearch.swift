@@ -238,16 +238,24 @@ extension IndexStore {
             }
             var forward: [Int64: [String: UInt8]] = [:]
             var matched = [WordMatches?](repeating: nil, count: words.count)
-            for (i, frequency) in order {
+            for (i, ordered) in order {
                 let word = words[i]
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
-                let typos = options.typoTolerance && frequency < Typos.expansionThreshold
                 var matches: WordMatches
                 if i == words.count - 1, let letter = initialLetter,
                    let found = try Self.initialMatches(db, word: word, letter: letter, candidates: candidates,
                                                        columns: staticColumns(), isCancelled: options.isCancelled) {
                     matches = found
-                } else if let current = candidates,
+                    matched[i] = matches
+                    candidates = Self.adding(matches, to: candidates)
+                    if candidates?.isEmpty != false { break }
+                    continue
+                }
+                // A letter the initials could not answer (a large segment's columns are still being read) is counted
+                // after all, to choose between its postings and the candidates' own words.
+                let frequency = ordered == Int.max ? try Self.documentFrequency(db, word: word, prefix: isPrefix) : ordered
+                let typos = options.typoTolerance && frequency < Typos.expansionThreshold
+                if let current = candidates,
                    current.count <= max(Self.forwardCheckLimit, frequency / Self.postingsPerForwardCheck) {
                     // Few candidates left: read their words instead of the word's postings.
                     try Self.loadTerms(db, ids: current.keys.filter { forward[$0] == nil }, into: &forward)
@@ -263,19 +271,9 @@ extension IndexStore {
                     matches = try Self.wordMatches(db, word: word, prefix: isPrefix, restrictTo: candidates, typos: typos,
                                                    isCancelled: options.isCancelled)
                 }
-                var next: [Int64: Int32] = [:]
-                next.reserveCapacity(matches.best.count)
-                matches.best.forEach { item, match in
-                    if let previous = candidates {
-                        guard let sum = previous[item] else { return }
-                        next[item] = sum + match.units
-                    } else {
-                        next[item] = match.units
-                    }
-                }
                 matched[i] = matches
-                candidates = next
-                if next.isEmpty { break }
+                candidates = Self.adding(matches, to: candidates)
+                if candidates?.isEmpty != false { break }
             }
             guard let candidates, !candidates.isEmpty else { return [] }
             // A long prefix with many matches of its own (not typo matches, which a list cannot hold) gets a list.
@@ -377,6 +375,22 @@ extension IndexStore {
         }
         if hits.count > wanted { hits.removeLast(hits.count - wanted) }
         return hits
+    }
+
+    /// The candidates that also match a word, with its points added (every item it matches when there are no
+    /// candidates yet).
+    static func adding(_ matches: WordMatches, to candidates: [Int64: Int32]?) -> [Int64: Int32] {
+        var next: [Int64: Int32] = [:]
+        next.reserveCapacity(matches.best.count)
+        matches.best.forEach { item, match in
+            if let previous = candidates {
+                guard let sum = previous[item] else { return }
+                next[item] = sum + match.units
+            } else {
+                next[item] = match.units
+            }
+        }
+        return next
     }
 
     /// Below this many candidates, further words are checked on the candidates' own words.
