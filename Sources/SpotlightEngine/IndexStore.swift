@@ -351,7 +351,10 @@ package final class IndexStore: Sendable {
     /// from the terms of its stored attributes, as a write computes them). Nothing else changes.
     private static func upgradeFromFormat3(_ db: Database, url: URL) throws {
         let started = Date()
-        try db.execute(sql: "ALTER TABLE item ADD COLUMN initials BLOB NOT NULL DEFAULT x''")
+        // (Only a store changed by hand can have the column already: its values are computed again.)
+        if try !db.columns(in: "item").contains(where: { $0.name == "initials" }) {
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN initials BLOB NOT NULL DEFAULT x''")
+        }
         let update = try db.makeStatement(sql: "UPDATE item SET initials = ? WHERE id = ?")
         var items = 0
         let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item")

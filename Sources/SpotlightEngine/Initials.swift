@@ -8,11 +8,11 @@ import Foundation
 /// 70,000 terms and millions of postings at a million items), yet it is what a person types first after a space
 /// (`python t`) or into a search narrowed by a filter. Once the other words or a filter have named the candidates,
 /// this column answers the letter for each candidate with one array read, instead of decoding every posting of
-/// every term the letter starts (`IndexStore.initialMatches`).
+/// every term the letter starts (`IndexStore.initialCodes`).
 ///
-/// Each letter has a 4-bit code: 0 when no word of the item starts with it, else `1 + 2 × tier` when the best match
-/// is the letter as a whole word and `2 + 2 × tier` when it is a longer word, so a lower code is always more points
-/// (8, 7.2, 4, 3.6, 2, 1.8, 1, 0.9 for codes 1…8). 36 letters, two to a byte: 18 bytes per item. The first letter
+/// Each letter has a 4-bit `MatchCode`: 0 when no word of the item starts with it, else the code of an exact match
+/// (the letter as a whole word) or a prefix match in the best tier, so a lower code is always more points. 36
+/// letters, two to a byte: 18 bytes per item. The first letter
 /// is the term's first UTF-8 byte, as the term dictionary orders a prefix's terms; terms that start with any
 /// other character, and terms only in the metadata tier, have no code (a query letter outside a–z and 0–9 takes
 /// the posting lists).
@@ -37,27 +37,13 @@ enum Initials {
         return index(ofByte: byte)
     }
 
-    /// The code of a match of `tier` (0…3), exact (the term is the letter itself) or a prefix.
-    @inline(__always)
-    static func code(tier: Int, exact: Bool) -> UInt8 {
-        UInt8(1 + 2 * tier + (exact ? 0 : 1))
-    }
-
-    /// The match a non-zero code stands for.
-    @inline(__always)
-    static func match(_ code: UInt8) -> (kind: RankingExplanation.MatchKind, tier: Int, points: Double) {
-        let tier = Int(code - 1) / 2
-        let kind: RankingExplanation.MatchKind = (code - 1) % 2 == 0 ? .exact : .prefix
-        return (kind, tier, Ranking.tierWeights[tier] * Ranking.kindFactor(kind))
-    }
-
     /// The 18 bytes of an item's terms (`TextIndexer.terms`).
     static func encode(_ terms: [String: UInt8]) -> [UInt8] {
         var codes = [UInt8](repeating: 0, count: letters)
         for (term, tiers) in terms {
             guard let first = term.utf8.first, let letter = index(ofByte: first),
                   let tier = TextIndexer.bestTier(tiers) else { continue }
-            let code = code(tier: tier, exact: term.utf8.count == 1)
+            let code = MatchCode.make(tier: tier, kind: term.utf8.count == 1 ? .exact : .prefix)
             if codes[letter] == 0 || code < codes[letter] { codes[letter] = code }
         }
         var bytes = [UInt8](repeating: 0, count: byteCount)
@@ -72,19 +58,5 @@ enum Initials {
         guard bytes.count == byteCount else { return 0 }
         let byte = bytes[bytes.startIndex + letter >> 1]
         return letter & 1 == 0 ? byte & 0x0F : byte >> 4
-    }
-
-    /// The item's term that a code stands for, by the rule of the posting-list path (`IndexStore.wordMatches`): the
-    /// smallest term starting with the letter whose best tier and kind are the code's. Only the hits a search
-    /// returns need it, for their explanations.
-    static func matchedTerm(_ terms: [String: UInt8], letter byte: UInt8, code: UInt8) -> String? {
-        let (kind, tier, _) = match(code)
-        var best: String?
-        for (term, tiers) in terms where term.utf8.first == byte && TextIndexer.bestTier(tiers) == tier
-            && (term.utf8.count == 1) == (kind == .exact) {
-            // In the term dictionary's order: UTF-8 bytes.
-            if best == nil || term.utf8.lexicographicallyPrecedes(best!.utf8) { best = term }
-        }
-        return best
     }
 }

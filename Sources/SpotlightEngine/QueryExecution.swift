@@ -249,6 +249,13 @@ package indirect enum TermLookup: Sendable, Hashable {
     case all([TermLookup])
     case any([TermLookup])
 
+    /// Whether `estimatedCount` is the number of items (a value range), not an upper bound (terms count their
+    /// postings in every attribute; unions add up).
+    var countsExactly: Bool {
+        if case .range = self { return true }
+        return false
+    }
+
     func candidateIDs(_ db: Database) throws -> Set<Int64> {
         switch self {
         case .term(let word, let prefix):

@@ -3,87 +3,96 @@ import GRDB
 import GRDBSQLite
 
 // The full-ranking path of `IndexStore.search` (every match of every word, then the top k), kept compact: a common
-// pair like "for t" reads ~2M postings, so nothing per posting may allocate, and static signals are read only for
-// the candidates that can still reach the top k.
+// pair like "for t" reads ~2M postings, so nothing per posting may allocate or hash. Items are numbered densely
+// (`StaticColumns`: the snapshot's segments laid end to end), a word's postings are folded into one byte per item
+// of a scratch array, candidates are parallel arrays, and static signals are read only for the candidates that can
+// still reach the top k.
 
-/// One word's best match in an item, without strings: the matched term is an index into `WordMatches.terms`.
-struct PackedMatch {
-    var term: Int32
-    var kind: RankingExplanation.MatchKind
-    var tier: UInt8
-    var points: Double
+/// How a query word matches an item, in one byte: `1 + 3 × tier + kind` (kind 0 exact, 1 prefix, 2 typo), 0 for
+/// no match. A lower code is always more points (8, 7.2, 4.8, 4, 3.6, 2.4, 2, 1.8, 1.2, 1, 0.9, 0.6), so the best
+/// match of an item is the smallest code.
+enum MatchCode {
+    static let none: UInt8 = 0
+    /// In a word's scratch: a candidate no posting of the word has matched yet (above every code).
+    static let unmatched: UInt8 = 15
 
-    /// The points in tenths: every word's points are a whole number of tenths (tier weight × 1, 0.9 or 0.6), so
-    /// sums of units are exact in any order and equal sums are equal word scores.
-    var units: Int32 { Int32((points * Ranking.unitsPerPoint).rounded()) }
-}
-
-/// The best match of one query word in each item that has one.
-///
-/// Terms are numbered in the order they are met: a word's exact term and the terms it starts in text order, then
-/// its typo neighbours in text order. Equal points imply the same kind and tier (the point values of different
-/// kinds and tiers never coincide), so on a tie the lower number is the smaller text, as `forwardMatch` decides.
-struct WordMatches {
-    let word: String
-    private(set) var terms: [String] = []
-    private var numbers: [String: Int32] = [:]
-    var best: [Int64: PackedMatch]
-
-    init(word: String) {
-        self.word = word
-        best = [:]
-    }
-
-    mutating func number(of term: String) -> Int32 {
-        if let n = numbers[term] { return n }
-        let n = Int32(terms.count)
-        terms.append(term)
-        numbers[term] = n
-        return n
-    }
-
-    /// Keeps `match` for `item` if it beats the item's current best.
     @inline(__always)
-    mutating func consider(_ item: Int64, _ match: PackedMatch) {
-        if let existing = best[item],
-           existing.points > match.points || (existing.points == match.points && existing.term <= match.term) {
-            return
-        }
-        best[item] = match
-    }
-
-    /// The term number of matches found through `Initials` (which know the match, not the term): resolved from
-    /// the item's own terms for the hits returned (`explanation`).
-    static let unresolvedTerm: Int32 = -1
-
-    /// `stored` is the item's row, for a match whose term is not known yet.
-    func explanation(for item: Int64, of stored: StoredItem) -> RankingExplanation.WordMatch? {
-        guard let m = best[item] else { return nil }
-        var term: String
-        if m.term == Self.unresolvedTerm {
-            let terms = TextIndexer.terms(attributes: stored.attributes, custom: stored.customAttributes, domain: stored.domainIdentifier)
-            term = Initials.matchedTerm(terms, letter: word.utf8.first ?? 0, code: Initials.code(tier: Int(m.tier), exact: m.kind == .exact))
-                ?? word
-        } else {
-            term = terms[Int(m.term)]
-        }
-        return .init(queryWord: word, matchedTerm: term, kind: m.kind, tier: Int(m.tier), points: m.points)
-    }
-}
-
-/// A set of item ids as bits: membership tests on millions of postings without hashing.
-struct ItemBitset {
-    private var words: [UInt64]
-
-    init<S: Sequence>(_ ids: S, maximum: Int64) where S.Element == Int64 {
-        words = Array(repeating: 0, count: Int(max(maximum, 0) >> 6) + 1)
-        for id in ids where id >= 0 { words[Int(id >> 6)] |= 1 << UInt64(id & 63) }
+    static func make(tier: Int, kind: RankingExplanation.MatchKind) -> UInt8 {
+        UInt8(1 + 3 * tier + kindIndex(kind))
     }
 
     @inline(__always)
-    func contains(_ id: Int64) -> Bool {
-        let w = Int(id >> 6)
-        return id >= 0 && w < words.count && words[w] & (1 << UInt64(id & 63)) != 0
+    static func kindIndex(_ kind: RankingExplanation.MatchKind) -> Int {
+        kind == .exact ? 0 : (kind == .prefix ? 1 : 2)
+    }
+
+    /// Whether a byte is a match (1…12).
+    @inline(__always)
+    static func isMatch(_ code: UInt8) -> Bool { code >= 1 && code <= 12 }
+
+    static let kinds: [RankingExplanation.MatchKind] = [.exact, .prefix, .typo]
+
+    @inline(__always)
+    static func kind(_ code: UInt8) -> RankingExplanation.MatchKind { kinds[Int(code - 1) % 3] }
+
+    @inline(__always)
+    static func tier(_ code: UInt8) -> Int { Int(code - 1) / 3 }
+
+    /// Points by code (0 for bytes that are no match), computed as `Ranking` computes them, so sums are the same.
+    static let points: [Double] = (0..<16).map { code in
+        guard isMatch(UInt8(code)) else { return 0 }
+        return Ranking.tierWeights[tier(UInt8(code))] * Ranking.kindFactor(kind(UInt8(code)))
+    }
+
+    /// Points in tenths (`Ranking.unitsPerPoint`): whole numbers, so sums are exact in any order.
+    static let units: [Int32] = points.map { Int32(($0 * Ranking.unitsPerPoint).rounded()) }
+}
+
+/// The candidates of a search as parallel arrays, one entry per candidate: its dense number in the item space
+/// (`StaticColumns`), its summed word units, and each query word's match code (in query order; nil for a word not
+/// read yet). A search with no words lists items by id instead (`ids`).
+struct Candidates {
+    var dense: [Int32] = []
+    var units: [Int32] = []
+    var codes: [[UInt8]?] = []
+    /// The items' ids, when they were named by id (no words); else computed from `dense`.
+    var ids: [Int64]? = nil
+
+    var count: Int { units.count }
+
+    /// Keeps the candidates at `kept` (ascending positions), with this word's codes `new` (parallel to `kept`).
+    mutating func keep(_ kept: [Int32], word: Int, codes new: [UInt8]) {
+        dense = kept.map { dense[Int($0)] }
+        units = kept.indices.map { units[Int(kept[$0])] + MatchCode.units[Int(new[$0])] }
+        for w in codes.indices where codes[w] != nil {
+            let old = codes[w]!
+            codes[w] = kept.map { old[Int($0)] }
+        }
+        codes[word] = new
+    }
+}
+
+/// Maps the item ids of posting lists to dense numbers, remembering the segment of the last id: a posting list
+/// lies in one segment, so only its first id costs a search.
+struct SpaceCursor {
+    let space: StaticColumns
+    private var first: Int64 = 1
+    private var last: Int64 = 0
+    private var offset = 0
+
+    init(_ space: StaticColumns) {
+        self.space = space
+    }
+
+    @inline(__always)
+    mutating func index(of id: Int64) -> Int? {
+        if id >= first, id <= last { return offset + Int(id - first) }
+        guard let e = space.entry(containing: id) else { return nil }
+        let entry = space.entries[e]
+        first = entry.first
+        last = entry.last
+        offset = entry.offset
+        return offset + Int(id - first)
     }
 }
 
@@ -104,10 +113,16 @@ extension IndexStore {
         }
     }
 
-    /// The best free-text match of `word` in each item that has one (only items in `restrictTo` when given): the
-    /// term itself, terms it starts (when it is a prefix), and terms within its typo budget (`Typos`).
-    static func wordMatches(_ db: Database, word: String, prefix: Bool, restrictTo: [Int64: Int32]?, typos: Bool,
-                            isCancelled: (@Sendable () -> Bool)? = nil) throws -> WordMatches
+    /// Folds the best free-text match of `word` in each item into `scratch` (indexed by dense number): the term
+    /// itself, terms it starts (when it is a prefix), and terms within its typo budget (`Typos`).
+    ///
+    /// With `candidates`, only items whose scratch byte is not 0 are considered (the caller marks its candidates
+    /// `MatchCode.unmatched`), and `sortedIDs` (the candidates' ids, ascending) lets few candidates skip the blocks
+    /// of long lists that hold none of them. Without, every item a posting names is, and each item met the first
+    /// time is appended to `touched`.
+    static func foldWord(_ db: Database, word: String, prefix: Bool, typos: Bool, space: StaticColumns,
+                         scratch: inout [UInt8], candidates: Int?, sortedIDs: () -> [Int64], touched: inout [Int32],
+                         isCancelled: (@Sendable () -> Bool)? = nil) throws
     {
         // Decoding posting lists runs few SQLite instructions, so SQLite's progress handler alone would see a
         // cancellation late: the lists are checked too, every 64 of them.
@@ -116,137 +131,148 @@ extension IndexStore {
             listsRead += 1
             if listsRead & 63 == 1, let isCancelled, isCancelled() { throw EngineError(.cancelled, "cancelled") }
         }
-        var result = WordMatches(word: word)
-        // (term id, number, kind, postings)
-        var terms: [(id: Int64, number: Int32, kind: RankingExplanation.MatchKind, df: Int)] = []
+        // (term id, kind, postings)
+        var terms: [(id: Int64, kind: RankingExplanation.MatchKind, df: Int)] = []
         if prefix {
             for row in try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY text
                 """), arguments: [word, word + "\u{10FFFF}"]) {
                 let text: String = try row.stored(1)
-                terms.append((try row.stored(0), result.number(of: text), text == word ? .exact : .prefix, try row.stored(2)))
+                terms.append((try row.stored(0), text == word ? .exact : .prefix, try row.stored(2)))
             }
         } else if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, df FROM term WHERE text = ? AND df > 0"),
                                              arguments: [word]) {
-            terms.append((try row.stored(0), result.number(of: word), .exact, try row.stored(1)))
+            terms.append((try row.stored(0), .exact, try row.stored(1)))
         }
         if typos {
             let budget = Typos.budget(for: word)
             if budget > 0 {
                 let known = Set(terms.map(\.id))
                 for neighbour in try Typos.neighbours(db, of: word, prefix: prefix, budget: budget) where !known.contains(neighbour.id) {
-                    terms.append((neighbour.id, result.number(of: neighbour.text), .typo, neighbour.df))
+                    terms.append((neighbour.id, .typo, neighbour.df))
                 }
             }
         }
-        if terms.isEmpty { return result }
-        let expected = min(restrictTo?.count ?? Int.max, terms.reduce(0) { $0 + $1.df })
-        if expected > 16 { result.best.reserveCapacity(min(expected, 1 << 20)) }
-        // Row ids only grow by one per insert, so the bitset stays small; a store whose ids went past 2³² (billions
-        // of inserts) checks the candidates' dictionary instead.
-        let maximum = restrictTo?.keys.max() ?? 0
-        let bitset = restrictTo.flatMap { maximum < 1 << 32 ? ItemBitset($0.keys, maximum: maximum) : nil }
-        @inline(__always) func allowed(_ item: Int64) -> Bool {
-            guard let restrictTo else { return true }
-            if let bitset { return bitset.contains(item) }
-            return restrictTo[item] != nil
-        }
-        var points = [[Double]](repeating: [0, 0, 0, 0], count: 3)
-        for (k, kind) in [RankingExplanation.MatchKind.exact, .prefix, .typo].enumerated() {
-            for tier in 0..<4 { points[k][tier] = Ranking.tierWeights[tier] * Ranking.kindFactor(kind) }
-        }
-        @inline(__always) func kindIndex(_ kind: RankingExplanation.MatchKind) -> Int {
-            kind == .exact ? 0 : (kind == .prefix ? 1 : 2)
-        }
-        var remaining = terms[...]
-        if prefix, restrictTo == nil || terms.count > 64 {
-            // One pass over the whole prefix range instead of one statement per term.
-            var numberOfID: [Int64: (Int32, RankingExplanation.MatchKind)] = [:]
-            for t in terms where t.kind != .typo { numberOfID[t.id] = (t.number, t.kind) }
-            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { termID, list in
-                try checkCancellation()
-                guard let (number, kind) = numberOfID[termID] else { return }
-                let row = points[kindIndex(kind)]
-                try list.forEach { item, tiers in
-                    guard let tier = TextIndexer.bestTier(tiers), allowed(item) else { return }
-                    result.consider(item, PackedMatch(term: number, kind: kind, tier: UInt8(tier), points: row[tier]))
+        if terms.isEmpty { return }
+        let restricted = candidates != nil
+        if !restricted { touched.reserveCapacity(min(terms.reduce(0) { $0 + $1.df }, space.count)) }
+        var cursor = SpaceCursor(space)
+        try scratch.withUnsafeMutableBufferPointer { scratch in
+            @inline(__always) func consider(_ item: Int64, _ tiers: UInt8, _ row: Int) {
+                let free = tiers & TextIndexer.freeTextMask
+                guard free != 0, let i = cursor.index(of: item), i < scratch.count else { return }
+                let code = UInt8(row + 3 * free.trailingZeroBitCount)
+                let current = scratch[i]
+                if restricted {
+                    // Not a candidate (0) never takes a code; a candidate (`unmatched` or a worse code) does.
+                    if code < current { scratch[i] = code }
+                } else if current == 0 {
+                    touched.append(Int32(i))
+                    scratch[i] = code
+                } else if code < current {
+                    scratch[i] = code
                 }
             }
-            remaining = terms.filter { $0.kind == .typo }[...]
-        }
-        // Few candidates against long posting lists: decode only the blocks that may hold one of them.
-        var sortedCandidates: [Int64]? = nil
-        let packed = remaining.isEmpty ? [] : try PackedSegment.current(db)
-        for term in remaining {
-            let row = points[kindIndex(term.kind)]
-            try PostingStore.forEachList(db, term: term.id, packed: packed) { list in
-                try checkCancellation()
-                let visit: (Int64, UInt8) -> Void = { item, tiers in
-                    guard let tier = TextIndexer.bestTier(tiers), allowed(item) else { return }
-                    result.consider(item, PackedMatch(term: term.number, kind: term.kind, tier: UInt8(tier), points: row[tier]))
+            var remaining = terms[...]
+            if prefix, !restricted || terms.count > 64 {
+                // One pass over the whole prefix range instead of one statement per term.
+                var kindOfID: [Int64: Int] = [:]
+                for t in terms where t.kind != .typo { kindOfID[t.id] = 1 + MatchCode.kindIndex(t.kind) }
+                try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { termID, list in
+                    try checkCancellation()
+                    guard let row = kindOfID[termID] else { return }
+                    try list.forEach { item, tiers in consider(item, tiers, row) }
                 }
-                if let restrictTo, restrictTo.count * 4 < list.count {
-                    if sortedCandidates == nil { sortedCandidates = restrictTo.keys.sorted() }
-                    try list.forEach(near: sortedCandidates!, visit)
-                } else {
-                    try list.forEach(visit)
+                remaining = terms.filter { $0.kind == .typo }[...]
+            }
+            // Few candidates against long posting lists: decode only the blocks that may hold one of them.
+            var sorted: [Int64]? = nil
+            let packed = remaining.isEmpty ? [] : try PackedSegment.current(db)
+            for term in remaining {
+                let row = 1 + MatchCode.kindIndex(term.kind)
+                try PostingStore.forEachList(db, term: term.id, packed: packed) { list in
+                    try checkCancellation()
+                    if let candidates, candidates * 4 < list.count {
+                        if sorted == nil { sorted = sortedIDs() }
+                        try list.forEach(near: sorted!) { item, tiers in consider(item, tiers, row) }
+                    } else {
+                        try list.forEach { item, tiers in consider(item, tiers, row) }
+                    }
                 }
             }
         }
-        return result
     }
 
-    /// At most this many candidates whose segment columns are still being read are looked up row by row for their
-    /// initials (`initialMatches`); with more, the word's posting lists are read instead.
-    static let initialRowReads = 4_096
-
-    /// The best match of a one-letter prefix (`letter`, an `Initials` index) in each candidate, from the segments'
-    /// `Initials` column instead of the posting lists of every term the letter starts: the same matches
-    /// `wordMatches` finds (the column is computed from the same terms and tiers), with the term left unresolved.
-    /// Without candidates, every item of every segment is a candidate. Nil when the columns cannot answer cheaply
-    /// (a large segment's columns are still being read: the caller reads the posting lists).
-    static func initialMatches(_ db: Database, word: String, letter: Int, candidates: [Int64: Int32]?,
-                               columns: StaticColumns, isCancelled: (@Sendable () -> Bool)?) throws -> WordMatches?
+    /// A one-letter prefix (`letter`, an `Initials` index) matched from the segments' `Initials` column instead of
+    /// the posting lists of every term the letter starts: the same matches (the column is computed from the same
+    /// terms and tiers). With candidates, the codes of each (parallel to `candidates.dense`); without, every item of
+    /// every segment that matches, with its code. Nil when the columns cannot answer cheaply (a large segment's
+    /// columns are still being read: the caller reads the posting lists).
+    static func initialCodes(_ db: Database, letter: Int, candidates: Candidates?, space: StaticColumns,
+                             isCancelled: (@Sendable () -> Bool)?) throws -> (dense: [Int32], codes: [UInt8])?
     {
-        var result = WordMatches(word: word)
-        // By code; codes 9…15 exist only in damaged bytes and match nothing.
-        var codes = [PackedMatch?](repeating: nil, count: 16)
-        for code in 1...8 {
-            let (kind, tier, points) = Initials.match(UInt8(code))
-            codes[code] = PackedMatch(term: WordMatches.unresolvedTerm, kind: kind, tier: UInt8(tier), points: points)
-        }
         guard let candidates else {
-            guard columns.complete else { return nil }
-            for column in columns.segments {
+            guard space.complete else { return nil }
+            var dense: [Int32] = [], codes: [UInt8] = []
+            for entry in space.entries {
                 if let isCancelled, isCancelled() { throw EngineError(.cancelled, "cancelled") }
+                guard let column = entry.columns else { return nil }
                 for i in column.present.indices where column.present[i] {
                     let code = column.initial(at: i, letter: letter)
-                    if let match = codes[Int(code)] { result.best[column.firstItem + Int64(i)] = match }
+                    if MatchCode.isMatch(code) {
+                        dense.append(Int32(entry.offset + i))
+                        codes.append(code)
+                    }
                 }
             }
-            return result
+            return (dense, codes)
         }
-        var missing: [Int64] = []
-        result.best.reserveCapacity(candidates.count)
-        for id in candidates.keys {
-            guard let code = columns.initial(id, letter: letter) else {
-                missing.append(id)
+        var codes = [UInt8](repeating: 0, count: candidates.count)
+        var missing: [Int] = []
+        for k in 0..<candidates.count {
+            guard let code = space.initial(dense: Int(candidates.dense[k]), letter: letter) else {
+                missing.append(k)
                 if missing.count > initialRowReads { return nil }
                 continue
             }
-            if let match = codes[Int(code)] { result.best[id] = match }
+            codes[k] = code
         }
         if !missing.isEmpty {
             let statement = try db.cachedStatement(sql: "SELECT initials FROM item WHERE id = ?")
-            for id in missing {
-                try forEachRawRow(db, statement, [id]) { h in
+            for k in missing {
+                try forEachRawRow(db, statement, [space.item(at: Int(candidates.dense[k]))]) { h in
                     guard sqlite3_column_bytes(h, 0) == Int32(Initials.byteCount), let blob = sqlite3_column_blob(h, 0) else { return }
-                    let code = Initials.code(UnsafeRawBufferPointer(start: blob, count: Initials.byteCount), letter: letter)
-                    if let match = codes[Int(code)] { result.best[id] = match }
+                    codes[k] = Initials.code(UnsafeRawBufferPointer(start: blob, count: Initials.byteCount), letter: letter)
                 }
             }
         }
-        return result
+        return (candidates.dense, codes)
+    }
+
+    /// At most this many candidates whose segment columns are still being read are looked up row by row for their
+    /// initials (`initialCodes`); with more, the word's posting lists are read instead.
+    static let initialRowReads = 4_096
+
+    /// One query word of a search, as `topHits` needs it: how it was matched (for explanations).
+    struct RankedWord {
+        var word: String
+        var prefix: Bool
+        var typos: Bool
+    }
+
+    /// The explanation of a word's match `code` in `item`: the matched term is the item's best-matching term by the
+    /// ranking's own definition (`forwardMatch`: most points, then the smallest text), found only for the hits a
+    /// search returns.
+    static func wordExplanation(_ word: RankedWord, code: UInt8, terms: @autoclosure () -> [String: UInt8])
+        -> RankingExplanation.WordMatch
+    {
+        let kind = MatchCode.kind(code), tier = MatchCode.tier(code), points = MatchCode.points[Int(code)]
+        var term = word.word
+        if kind != .exact,
+           let best = forwardMatch(word.word, prefix: word.prefix, terms: terms(), typos: word.typos), best.points == points {
+            term = best.matchedTerm
+        }
+        return .init(queryWord: word.word, matchedTerm: term, kind: kind, tier: tier, points: points)
     }
 
     /// How many ranked matches a filter may reject before the filter's index lookup is read (`topHits`): reading
@@ -261,8 +287,8 @@ extension IndexStore {
     /// `limit` hits that pass the filter score above anything an unread bucket can reach. Engaged items (boosts) are
     /// read first, since their bound is higher.
 
-    static func topHits(_ db: Database, candidates: [Int64: Int32], words: [WordMatches], options: TextSearchOptions,
-                        columns: StaticColumns? = nil) throws -> [SearchHit]
+    static func topHits(_ db: Database, candidates: Candidates, words: [RankedWord], options: TextSearchOptions,
+                        columns: StaticColumns, accepted known: Set<Int64>? = nil) throws -> [SearchHit]
     {
         let now = options.now.timeIntervalSinceReferenceDate
         let maxStatic = Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints + Ranking.nameStartPoints + Ranking.maxNameLengthPoints
@@ -280,23 +306,29 @@ extension IndexStore {
             /// The first word's match kind when that match is in the name.
             var firstNameKind: RankingExplanation.MatchKind?
         }
-        @inline(__always) func summary(_ id: Int64) -> WordSummary {
+        // Each word's codes, in query order (a search only ranks candidates every word matched).
+        let codes = candidates.codes.map { $0 ?? [] }
+        @inline(__always) func summary(_ k: Int) -> WordSummary {
             var summary = WordSummary()
-            for (i, word) in words.enumerated() {
-                guard let match = word.best[id] else {
+            for i in codes.indices {
+                let code = codes[i][k]
+                guard MatchCode.isMatch(code) else {
                     summary.allExactName = false
                     continue
                 }
-                summary.points += match.points
-                if match.tier == 0 {
+                summary.points += MatchCode.points[Int(code)]
+                if MatchCode.tier(code) == 0 {
                     summary.anyName = true
-                    if i == 0 { summary.firstNameKind = match.kind }
-                    if match.kind != .exact { summary.allExactName = false }
+                    if i == 0 { summary.firstNameKind = MatchCode.kind(code) }
+                    if MatchCode.kind(code) != .exact { summary.allExactName = false }
                 } else {
                     summary.allExactName = false
                 }
             }
             return summary
+        }
+        @inline(__always) func id(_ k: Int) -> Int64 {
+            candidates.ids?[k] ?? columns.item(at: Int(candidates.dense[k]))
         }
         func nameMatch(_ summary: WordSummary, _ name: @autoclosure () -> NameSignals) -> NameMatch {
             guard summary.anyName else { return NameMatch() }
@@ -307,21 +339,33 @@ extension IndexStore {
             } ?? false
             return NameMatch(anyName: true, startsName: startsName, allExactName: summary.allExactName, queryKey: queryKey, name: name)
         }
-        var boosted: [Int64] = []
+        // Engaged candidates, by position.
+        var boosted: [Int] = []
         if !options.boosts.isEmpty {
             let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
+            var engaged = Set<Int64>()
             for uid in options.boosts.keys where uid.isStorableKey {
-                if let id = try Int64.fetchOne(lookup, arguments: [uid]), candidates[id] != nil { boosted.append(id) }
+                if let id = try Int64.fetchOne(lookup, arguments: [uid]) { engaged.insert(id) }
+            }
+            if let ids = candidates.ids {
+                boosted = ids.indices.filter { engaged.contains(ids[$0]) }
+            } else {
+                let dense = Set(engaged.compactMap { columns.index(of: $0).map(Int32.init) })
+                boosted = candidates.dense.indices.filter { dense.contains(candidates.dense[$0]) }
             }
         }
         let boostedSet = Set(boosted)
-        var buckets: [Int32: [Int64]] = [:]
-        for (id, points) in candidates where !boostedSet.contains(id) { buckets[points, default: []].append(id) }
+        var buckets: [Int32: [Int]] = [:]
+        for k in 0..<candidates.count where boostedSet.isEmpty || !boostedSet.contains(k) {
+            buckets[candidates.units[k], default: []].append(k)
+        }
         let levels = buckets.keys.sorted(by: >)
 
         // A candidate's identifier is only needed to break ties and for engagement: read from the columns, it is
         // made a String only then.
         struct Scored {
+            /// The candidate's position.
+            var k: Int
             var id: Int64
             var score: Double
             var hint: Double?
@@ -335,11 +379,12 @@ extension IndexStore {
         let staticRow = try db.cachedStatement(sql: """
             SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ? AND expires > ?
             """)
-        func read(_ ids: [Int64]) throws {
-            for id in ids {
-                let matched = summary(id)
+        func read(_ positions: [Int]) throws {
+            for k in positions {
+                let id = id(k)
+                let matched = summary(k)
                 let points = matched.points
-                if let signals = columns?.signals(id) {
+                if let signals = columns.signals(id) {
                     // From the columns; whether the item still exists and has not expired is checked when it is
                     // returned (below). Added in the order `RankingExplanation.total` adds.
                     let name = nameMatch(matched, signals.column.name(at: signals.index))
@@ -350,7 +395,7 @@ extension IndexStore {
                         uid = signals.column.uid(at: signals.index)
                         score += options.boosts[uid!] ?? 0
                     }
-                    pool.append(Scored(id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, name: name, uid: uid,
+                    pool.append(Scored(k: k, id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, name: name, uid: uid,
                                        column: signals.column, index: signals.index))
                     continue
                 }
@@ -366,7 +411,7 @@ extension IndexStore {
                                                          key: UInt64(bitPattern: sqlite3_column_int64(h, 5))))
                     let score = points + name.exact + name.start + name.length + Ranking.hintPoints(hint)
                         + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
-                    pool.append(Scored(id: id, score: score, hint: hint, lastUsed: lastUsed, name: name, uid: uid, column: nil, index: 0))
+                    pool.append(Scored(k: k, id: id, score: score, hint: hint, lastUsed: lastUsed, name: name, uid: uid, column: nil, index: 0))
                 }
             }
         }
@@ -410,7 +455,7 @@ extension IndexStore {
         // (the filter and the ranking disagree: `l` in domains whose packages rarely start with l), the filter's
         // index lookup names the items it can accept, so the rest are skipped without being read.
         var rejected = 0
-        var accepted: Set<Int64>? = nil
+        var accepted: Set<Int64>? = known
         func item(_ id: Int64) throws -> StoredItem? {
             if let known = items[id] { return known }
             if let accepted, !accepted.contains(id) { items[id] = .some(nil); return nil }
@@ -456,7 +501,19 @@ extension IndexStore {
                         checked += 1
                         guard let found = try item(candidate.id) else { continue }
                         var explanation = RankingExplanation()
-                        explanation.words = words.compactMap { $0.explanation(for: candidate.id, of: found) }
+                        // The item's terms, read once for the words whose matched term is not the typed word.
+                        var terms: [String: UInt8]? = nil
+                        func itemTerms() -> [String: UInt8] {
+                            if let terms { return terms }
+                            let read = TextIndexer.terms(attributes: found.attributes, custom: found.customAttributes,
+                                                         domain: found.domainIdentifier)
+                            terms = read
+                            return read
+                        }
+                        explanation.words = words.indices.compactMap { i in
+                            let code = codes[i][candidate.k]
+                            return MatchCode.isMatch(code) ? Self.wordExplanation(words[i], code: code, terms: itemTerms()) : nil
+                        }
                         explanation.setName(candidate.name)
                         explanation.rankingHintPoints = Ranking.hintPoints(candidate.hint)
                         explanation.recencyPoints = Ranking.recencyPoints(lastUsed: candidate.lastUsed, now: options.now)

@@ -130,43 +130,95 @@ final class SegmentColumns: Sendable {
     }
 }
 
-/// The columns of every segment of a store as one snapshot (`ColumnCache.columns`).
+/// The segments of one read, laid end to end as one dense numbering of their items (the **item space**), with the
+/// columns of those whose columns are ready (`ColumnCache.columns`).
+///
+/// Segment `e` covers the ids `first...last` and the dense numbers `offset ..< offset + (last - first + 1)`, so an
+/// item's dense number is `offset + (id - first)`, the same index its segment's columns use. A search keeps its
+/// per-item state in arrays over this numbering instead of dictionaries keyed by id. Every item with a term lies
+/// in a segment; segments in id order never overlap.
 struct StaticColumns {
-    /// Segments in id order, with the first id of each for a binary search.
-    let segments: [SegmentColumns]
-    let firsts: [Int64]
-    /// Whether every segment the snapshot sees has its columns here (none is still being read in the background):
-    /// then an item outside them has no terms at all.
-    let complete: Bool
-
-    /// The code of `letter` (`Initials`) for item `id`: 0 when a segment's columns hold no such item (it was gone
-    /// when they were read, and ids are never reused), nil when no columns cover the id (read its row).
-    @inline(__always)
-    func initial(_ id: Int64, letter: Int) -> UInt8? {
-        var low = 0, high = firsts.count
-        while low < high {
-            let mid = (low + high) / 2
-            if firsts[mid] <= id { low = mid + 1 } else { high = mid }
-        }
-        guard low > 0 else { return nil }
-        let column = segments[low - 1]
-        let i = Int(id - column.firstItem)
-        guard i < column.present.count else { return nil }
-        return column.present[i] ? column.initial(at: i, letter: letter) : 0
+    struct Entry {
+        let first: Int64
+        let last: Int64
+        let offset: Int
+        /// Nil while a large segment's columns are read in the background.
+        let columns: SegmentColumns?
     }
 
-    /// The item's (hint, last used, identifier), or nil if no segment read it (an item without text, or one
-    /// written after the columns were read): the caller then reads its row.
+    /// Every segment of the read, in id order.
+    let entries: [Entry]
+    /// The number of dense numbers (every id of every segment's range).
+    let count: Int
+    /// Whether every segment has its columns here (none is still being read in the background).
+    let complete: Bool
+
+    init(_ entries: [(first: Int64, last: Int64, columns: SegmentColumns?)]) {
+        var laid: [Entry] = []
+        laid.reserveCapacity(entries.count)
+        var offset = 0
+        for entry in entries where entry.last >= entry.first {
+            laid.append(Entry(first: entry.first, last: entry.last, offset: offset, columns: entry.columns))
+            offset += Int(entry.last - entry.first + 1)
+        }
+        self.entries = laid
+        count = offset
+        complete = laid.allSatisfy { $0.columns != nil }
+    }
+
+    /// The segment whose range holds `id`.
     @inline(__always)
-    func signals(_ id: Int64) -> (hint: Double?, lastUsed: Double?, column: SegmentColumns, index: Int)? {
-        var low = 0, high = firsts.count
+    func entry(containing id: Int64) -> Int? {
+        var low = 0, high = entries.count
         while low < high {
             let mid = (low + high) / 2
-            if firsts[mid] <= id { low = mid + 1 } else { high = mid }
+            if entries[mid].first <= id { low = mid + 1 } else { high = mid }
         }
-        guard low > 0 else { return nil }
-        let column = segments[low - 1]
-        let i = Int(id - column.firstItem)
+        guard low > 0, id <= entries[low - 1].last else { return nil }
+        return low - 1
+    }
+
+    /// The dense number of an item, or nil when no segment's range holds it (an item without terms).
+    @inline(__always)
+    func index(of id: Int64) -> Int? {
+        guard let e = entry(containing: id) else { return nil }
+        return entries[e].offset + Int(id - entries[e].first)
+    }
+
+    /// The segment holding dense number `i`.
+    @inline(__always)
+    func entry(atDense i: Int) -> Int {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if entries[mid].offset <= i { low = mid + 1 } else { high = mid }
+        }
+        return max(low - 1, 0)
+    }
+
+    /// The item id of dense number `i`.
+    @inline(__always)
+    func item(at i: Int) -> Int64 {
+        let entry = entries[entry(atDense: i)]
+        return entry.first + Int64(i - entry.offset)
+    }
+
+    /// The code of `letter` (`Initials`) for dense number `i`: 0 when its segment's columns hold no such item (it
+    /// was gone when they were read, and ids are never reused), nil when the columns are not read yet.
+    @inline(__always)
+    func initial(dense i: Int, letter: Int) -> UInt8? {
+        let entry = entries[entry(atDense: i)]
+        guard let column = entry.columns else { return nil }
+        let j = i - entry.offset
+        return column.present[j] ? column.initial(at: j, letter: letter) : 0
+    }
+
+    /// The item's (hint, last used, identifier), or nil if no columns hold it (an item without text, a segment
+    /// whose columns are still being read, or an item gone when they were read): the caller then reads its row.
+    @inline(__always)
+    func signals(_ id: Int64) -> (hint: Double?, lastUsed: Double?, column: SegmentColumns, index: Int)? {
+        guard let e = entry(containing: id), let column = entries[e].columns else { return nil }
+        let i = Int(id - entries[e].first)
         guard i < column.present.count, column.present[i] else { return nil }
         let hint = column.hint[i], lastUsed = column.lastUsed[i]
         return (hint.isNaN ? nil : hint, lastUsed.isNaN ? nil : lastUsed, column, i)
@@ -211,15 +263,10 @@ final class ColumnCache: Sendable {
             if cache.count > live.count + later.count { cache = cache.filter { live.contains($0.key) } }
         }
         if !later.isEmpty { scheduleBuild(later, store: store) }
-        var segments: [SegmentColumns] = []
-        var firsts: [Int64] = []
-        for row in rows {
+        return StaticColumns(try rows.map { row in
             let id: Int64 = try row.stored(0)
-            guard let column = built[id] ?? cached[id] else { continue }
-            segments.append(column)
-            firsts.append(column.firstItem)
-        }
-        return StaticColumns(segments: segments, firsts: firsts, complete: segments.count == rows.count)
+            return (try row.stored(1), try row.stored(2), built[id] ?? cached[id])
+        })
     }
 
     /// The cached columns overlapping `first...last`: a merged segment's columns are copied from its parts'.

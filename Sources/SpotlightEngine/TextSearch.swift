@@ -186,13 +186,20 @@ extension IndexStore {
         return try read(cancelledWhen: options.isCancelled) { db in
             // A filter that keeps at most a quarter of the items restricts the candidates from the start.
             var filterIDs: Set<Int64>? = nil
+            // The items a wider filter's lookup names, when they were read anyway: ranked matches outside them are
+            // rejected without being read (`topHits`).
+            var accepted: Set<Int64>? = nil
             var total = 0
             if let lookup = options.filterLookup {
                 total = try Self.approximateItemCount(db)
                 let threshold = max(total / 4, 2_000)
-                if try lookup.estimatedCount(db, cap: threshold + 1) <= threshold {
-                    filterIDs = try lookup.candidateIDs(db)
-                    if filterIDs?.isEmpty == true { return [] }
+                // A term's count adds up its postings in every attribute (a section name is also a word of
+                // descriptions), so a term lookup estimated at up to twice the threshold is read to see.
+                let worthReading = lookup.countsExactly ? threshold : 2 * threshold
+                if try lookup.estimatedCount(db, cap: worthReading + 1) <= worthReading {
+                    let ids = try lookup.candidateIDs(db)
+                    if ids.isEmpty { return [] }
+                    if ids.count <= threshold { filterIDs = ids } else { accepted = ids }
                 }
             }
             // The last word, when it is one letter the `Initials` column holds: matched from the column, item by
@@ -211,16 +218,19 @@ extension IndexStore {
                 return hits
             }
             if staleList { hotPrefix = words[0] }
-            // Candidate items → their summed word points; each word's best matches kept compactly.
-            var candidates: [Int64: Int32]? = filterIDs.map { ids in
-                Dictionary(uniqueKeysWithValues: ids.map { ($0, 0) })
-            }
-            if words.isEmpty, candidates == nil {
-                candidates = [:]
-                for id in try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC LIMIT ?",
-                                             arguments: [now, max(options.limit, 1) * 4]) {
-                    candidates?[id] = 0
+            let space = try columnCache.columns(db, store: self)
+            if words.isEmpty {
+                // Nothing typed: the filter's items, or the items with the best hint and recency, by their static
+                // signals alone.
+                var ids: [Int64]
+                if let filterIDs {
+                    ids = Array(filterIDs)
+                } else {
+                    ids = try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC LIMIT ?",
+                                             arguments: [now, max(options.limit, 1) * 4])
                 }
+                let candidates = Candidates(dense: [], units: [Int32](repeating: 0, count: ids.count), codes: [], ids: ids)
+                return try Self.topHits(db, candidates: candidates, words: [], options: options, columns: space, accepted: accepted)
             }
             // Words with the fewest postings first, so the candidate set shrinks fast. A letter the initials answer
             // comes last whatever its postings (they are never read, and counting them reads thousands of terms).
@@ -229,61 +239,102 @@ extension IndexStore {
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
                 return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix))
             }.sorted { $0.1 < $1.1 }
-            var columns: StaticColumns?
-            func staticColumns() throws -> StaticColumns {
-                if let columns { return columns }
-                let read = try columnCache.columns(db, store: self)
-                columns = read
-                return read
+            // The candidates (nil: every item, before the first word), numbered densely over the segments; a
+            // selective filter's items are the first candidates.
+            var candidates: Candidates? = filterIDs.map { ids in
+                var dense = ids.compactMap { space.index(of: $0).map(Int32.init) }
+                dense.sort()
+                return Candidates(dense: dense, units: [Int32](repeating: 0, count: dense.count),
+                                  codes: [[UInt8]?](repeating: nil, count: words.count))
             }
+            if candidates?.count == 0 { return [] }
+            // One byte per item while a word's postings are read: 0 not a candidate, `MatchCode.unmatched` a
+            // candidate, or the best code so far. Left all zeros after each word.
+            var scratch: [UInt8] = []
+            var ranked = [RankedWord](repeating: RankedWord(word: "", prefix: false, typos: false), count: words.count)
             var forward: [Int64: [String: UInt8]] = [:]
-            var matched = [WordMatches?](repeating: nil, count: words.count)
             for (i, ordered) in order {
                 let word = words[i]
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
-                var matches: WordMatches
+                ranked[i] = RankedWord(word: word, prefix: isPrefix, typos: false)
                 if i == words.count - 1, let letter = initialLetter,
-                   let found = try Self.initialMatches(db, word: word, letter: letter, candidates: candidates,
-                                                       columns: staticColumns(), isCancelled: options.isCancelled) {
-                    matches = found
-                    matched[i] = matches
-                    candidates = Self.adding(matches, to: candidates)
-                    if candidates?.isEmpty != false { break }
+                   let found = try Self.initialCodes(db, letter: letter, candidates: candidates, space: space,
+                                                     isCancelled: options.isCancelled) {
+                    if var current = candidates {
+                        let kept = found.codes.indices.filter { MatchCode.isMatch(found.codes[$0]) }
+                        current.keep(kept.map(Int32.init), word: i, codes: kept.map { found.codes[$0] })
+                        candidates = current
+                    } else {
+                        var codes = [[UInt8]?](repeating: nil, count: words.count)
+                        codes[i] = found.codes
+                        candidates = Candidates(dense: found.dense, units: found.codes.map { MatchCode.units[Int($0)] }, codes: codes)
+                    }
+                    if candidates!.count == 0 { break }
                     continue
                 }
                 // A letter the initials could not answer (a large segment's columns are still being read) is counted
                 // after all, to choose between its postings and the candidates' own words.
                 let frequency = ordered == Int.max ? try Self.documentFrequency(db, word: word, prefix: isPrefix) : ordered
                 let typos = options.typoTolerance && frequency < Typos.expansionThreshold
-                if let current = candidates,
+                ranked[i].typos = typos
+                if var current = candidates,
                    current.count <= max(Self.forwardCheckLimit, frequency / Self.postingsPerForwardCheck) {
                     // Few candidates left: read their words instead of the word's postings.
-                    try Self.loadTerms(db, ids: current.keys.filter { forward[$0] == nil }, into: &forward)
-                    matches = WordMatches(word: word)
-                    for item in current.keys {
-                        if let match = Self.forwardMatch(word, prefix: isPrefix, terms: forward[item] ?? [:], typos: typos) {
-                            let number = matches.number(of: match.matchedTerm)
-                            matches.best[item] = PackedMatch(term: number, kind: match.kind, tier: UInt8(match.tier),
-                                                             points: match.points)
+                    let ids = (0..<current.count).map { space.item(at: Int(current.dense[$0])) }
+                    try Self.loadTerms(db, ids: ids.filter { forward[$0] == nil }, into: &forward)
+                    var kept: [Int32] = [], codes: [UInt8] = []
+                    for k in 0..<current.count {
+                        if let match = Self.forwardMatch(word, prefix: isPrefix, terms: forward[ids[k]] ?? [:], typos: typos) {
+                            kept.append(Int32(k))
+                            codes.append(MatchCode.make(tier: match.tier, kind: match.kind))
                         }
                     }
+                    current.keep(kept, word: i, codes: codes)
+                    candidates = current
                 } else {
-                    matches = try Self.wordMatches(db, word: word, prefix: isPrefix, restrictTo: candidates, typos: typos,
-                                                   isCancelled: options.isCancelled)
+                    if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: space.count) }
+                    var touched: [Int32] = []
+                    if let current = candidates {
+                        for d in current.dense { scratch[Int(d)] = MatchCode.unmatched }
+                    }
+                    try Self.foldWord(db, word: word, prefix: isPrefix, typos: typos, space: space, scratch: &scratch,
+                                      candidates: candidates?.count,
+                                      sortedIDs: { candidates!.dense.map { space.item(at: Int($0)) }.sorted() },
+                                      touched: &touched, isCancelled: options.isCancelled)
+                    if var current = candidates {
+                        var kept: [Int32] = [], codes: [UInt8] = []
+                        for k in 0..<current.count {
+                            let d = Int(current.dense[k])
+                            let code = scratch[d]
+                            scratch[d] = 0
+                            if MatchCode.isMatch(code) {
+                                kept.append(Int32(k))
+                                codes.append(code)
+                            }
+                        }
+                        current.keep(kept, word: i, codes: codes)
+                        candidates = current
+                    } else {
+                        let codes = touched.map { d -> UInt8 in
+                            let code = scratch[Int(d)]
+                            scratch[Int(d)] = 0
+                            return code
+                        }
+                        var all = [[UInt8]?](repeating: nil, count: words.count)
+                        all[i] = codes
+                        candidates = Candidates(dense: touched, units: codes.map { MatchCode.units[Int($0)] }, codes: all)
+                    }
                 }
-                matched[i] = matches
-                candidates = Self.adding(matches, to: candidates)
-                if candidates?.isEmpty != false { break }
+                if candidates!.count == 0 { break }
             }
-            guard let candidates, !candidates.isEmpty else { return [] }
+            guard let candidates, candidates.count > 0 else { return [] }
             // A long prefix with many matches of its own (not typo matches, which a list cannot hold) gets a list.
             if words.count == 1, options.lastWordIsPrefix, filterIDs == nil,
                (PrefixLists.eagerPrefixLength + 1...PrefixLists.maxPrefixLength).contains(words[0].unicodeScalars.count),
                candidates.count >= PrefixLists.hotThreshold, order[0].1 >= PrefixLists.hotThreshold {
                 hotPrefix = words[0]
             }
-            return try Self.topHits(db, candidates: candidates, words: matched.compactMap { $0 }, options: options,
-                                    columns: try staticColumns())
+            return try Self.topHits(db, candidates: candidates, words: ranked, options: options, columns: space, accepted: accepted)
         }
     }
 
@@ -375,22 +426,6 @@ extension IndexStore {
         }
         if hits.count > wanted { hits.removeLast(hits.count - wanted) }
         return hits
-    }
-
-    /// The candidates that also match a word, with its points added (every item it matches when there are no
-    /// candidates yet).
-    static func adding(_ matches: WordMatches, to candidates: [Int64: Int32]?) -> [Int64: Int32] {
-        var next: [Int64: Int32] = [:]
-        next.reserveCapacity(matches.best.count)
-        matches.best.forEach { item, match in
-            if let previous = candidates {
-                guard let sum = previous[item] else { return }
-                next[item] = sum + match.units
-            } else {
-                next[item] = match.units
-            }
-        }
-        return next
     }
 
     /// Below this many candidates, further words are checked on the candidates' own words.

@@ -60,19 +60,21 @@ final class InitialsTests: XCTestCase {
         func code(_ letter: Character) -> UInt8 {
             Initials.code(bytes, letter: Initials.index(ofWord: String(letter))!)
         }
-        XCTAssertEqual(code("t"), Initials.code(tier: 1, exact: false))
-        XCTAssertEqual(Initials.match(code("t")).points, 3.6, accuracy: 1e-12)
-        XCTAssertEqual(code("a"), Initials.code(tier: 0, exact: true))
-        XCTAssertEqual(Initials.match(code("a")).points, 8)
-        XCTAssertEqual(code("9"), Initials.code(tier: 3, exact: false))
+        XCTAssertEqual(code("t"), MatchCode.make(tier: 1, kind: .prefix))
+        XCTAssertEqual(MatchCode.points[Int(code("t"))], 3.6, accuracy: 1e-12)
+        XCTAssertEqual(code("a"), MatchCode.make(tier: 0, kind: .exact))
+        XCTAssertEqual(MatchCode.points[Int(code("a"))], 8)
+        XCTAssertEqual(code("9"), MatchCode.make(tier: 3, kind: .prefix))
         XCTAssertEqual(code("u"), 0)
         XCTAssertEqual(code("z"), 0)
         XCTAssertEqual(code("b"), 0)
-        XCTAssertEqual(Initials.matchedTerm(terms, letter: UInt8(ascii: "t"), code: code("t")), "tea")
-        // Lower codes are more points, as `encode` assumes.
-        let points = (1...8).map { Initials.match(UInt8($0)).points }
+        // Lower codes are more points, as `encode` and the search's scratch assume; codes past 12 are no match.
+        let points = (1...12).map { MatchCode.points[$0] }
         XCTAssertEqual(points, points.sorted(by: >))
-        for (got, want) in zip(points, [8, 7.2, 4, 3.6, 2, 1.8, 1, 0.9]) { XCTAssertEqual(got, want, accuracy: 1e-12) }
+        XCTAssertEqual(Set(points).count, 12)
+        for (got, want) in zip(points, [8, 7.2, 4.8, 4, 3.6, 2.4, 2, 1.8, 1.2, 1, 0.9, 0.6]) { XCTAssertEqual(got, want, accuracy: 1e-12) }
+        XCTAssertEqual(MatchCode.points[13...].filter { $0 != 0 }, [])
+        XCTAssertEqual(MatchCode.units[1...12].map { $0 }, [80, 72, 48, 40, 36, 24, 20, 18, 12, 10, 9, 6])
         // Only one ASCII letter or digit has a column; damaged bytes read as no match.
         XCTAssertNil(Initials.index(ofWord: "ü"))
         XCTAssertNil(Initials.index(ofWord: "ab"))

@@ -167,6 +167,46 @@ final class QueryPlannerTests: XCTestCase {
         }
     }
 
+    func testFiltersWhoseTermsOvercountAreReadToSeeHowSelectiveTheyAre() throws {
+        // 10,000 items: the domain `alpha` holds 30 % of them and `beta` 10 %, but both are also words of other items'
+        // descriptions, so their terms count 50 % and 40 % of the store (over a quarter). The lookups are read: beta
+        // restricts the candidates from the start, alpha (over a quarter for real) names the items the ranking may
+        // keep. Either way the hits are the filter's, in the ranking's order.
+        try store.apply((0..<10_000).map { i in
+            let domain = i % 10 < 3 ? "alpha" : (i % 10 == 3 ? "beta" : "other")
+            let description = i % 10 >= 8 ? "alpha notes" : (i % 10 >= 5 ? "beta notes" : "plain notes")
+            return .upsert(StoredItem(uniqueIdentifier: String(format: "o%05d", i), domainIdentifier: domain,
+                                      expirationDate: now.addingTimeInterval(86_400),
+                                      attributes: ["title": .string("lot \(i % 37) leaf"), "contentDescription": .string(description),
+                                                   "rankingHint": .int(Int64(i % 100))]))
+        }, now: now)
+        for (domain, share) in [("alpha", 3_000), ("beta", 1_000)] {
+            let filter = try QueryParser.parse("domainIdentifier == \"\(domain)\"")
+            let compiled = CompiledQuery(filter, now: now, calendar: calendar)
+            for text in ["l", "lot 3", "leaf", "no", "lot 1 l"] {
+                var checked = TextSearchOptions(limit: 25)
+                checked.now = now
+                checked.filter = { compiled.matches(StoredItemQueryView(item: $0)) }
+                var looked = checked
+                looked.filterLookup = QueryPlanner.lookup(filter, now: now, calendar: calendar)
+                XCTAssertGreaterThan(try store.read { try looked.filterLookup!.estimatedCount($0) }, 2_500, "it overcounts")
+                let expected = try store.search(text, options: checked)
+                XCTAssertTrue(expected.allSatisfy { $0.item.domainIdentifier == domain }, text)
+                XCTAssertEqual(try store.search(text, options: looked).map(\.item.uniqueIdentifier),
+                               expected.map(\.item.uniqueIdentifier), "\(domain): \(text)")
+                checked.limit = 0
+                looked.limit = 0
+                XCTAssertEqual(try store.search(text, options: looked).map(\.item.uniqueIdentifier),
+                               try store.search(text, options: checked).map(\.item.uniqueIdentifier), "\(domain): \(text), all")
+            }
+            var all = TextSearchOptions(limit: 0)
+            all.now = now
+            all.filter = { compiled.matches(StoredItemQueryView(item: $0)) }
+            all.filterLookup = QueryPlanner.lookup(filter, now: now, calendar: calendar)
+            XCTAssertEqual(try store.search("leaf", options: all).count, share)
+        }
+    }
+
     func testSelectiveFiltersRestrictTextSearch() throws {
         var options = TextSearchOptions()
         options.now = now
