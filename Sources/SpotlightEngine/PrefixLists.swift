@@ -331,10 +331,9 @@ enum PrefixLists {
 
     /// Rebuilds one list from the postings (rare: only after many deletes from a truncated list).
     static func refill(_ prefix: String, db: Database, now: Date = Date()) throws -> ([Entry], Bool) {
-        let exactTerm = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ?", arguments: [prefix])
         var bestPoints: [Int64: Double] = [:]
-        try PostingStore.forEachList(db, termsFrom: prefix, below: prefix + "\u{10FFFF}") { term, list in
-            let kind: RankingExplanation.MatchKind = term == exactTerm ? .exact : .prefix
+        try PostingStore.forEachList(db, termsFrom: prefix, below: prefix + "\u{10FFFF}") { _, exact, list in
+            let kind: RankingExplanation.MatchKind = exact ? .exact : .prefix
             try list.forEach { item, tiers in
                 guard let tier = TextIndexer.bestTier(tiers) else { return }
                 let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)

@@ -299,7 +299,7 @@ package indirect enum TermLookup: Sendable, Hashable {
             }
         }
         if prefix {
-            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}", visit)
+            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { term, _, list in try visit(term, list) }
         } else if let term = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word]) {
             try PostingStore.forEachList(db, term: term) { try visit(term, $0) }
         }
@@ -318,7 +318,7 @@ package indirect enum TermLookup: Sendable, Hashable {
             if itemTiers & mask != 0 { ids.insert(item) }
         }
         if prefix {
-            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, list in try list.forEach(visit) }
+            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, _, list in try list.forEach(visit) }
         } else if let term = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word]) {
             try PostingStore.forEachList(db, term: term) { try $0.forEach(visit) }
         }

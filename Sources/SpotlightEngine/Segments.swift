@@ -230,20 +230,20 @@ enum PostingStore {
     }
 
     /// Calls `body` with each posting list of every term in `[low, high)` that some live item still holds, with its
-    /// term id. (`high` is `low` + U+10FFFF: the terms that start with `low`.)
+    /// term id and whether the term is `low` itself. (`high` is `low` + U+10FFFF: the terms that start with `low`.)
     static func forEachList(_ db: Database, termsFrom low: String, below high: String,
-                            _ body: (Int64, PostingCodec.Reader) throws -> Void) throws {
+                            _ body: (Int64, Bool, PostingCodec.Reader) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: """
-            SELECT p.term, p.data FROM term t JOIN postings p ON p.term = t.id
-            WHERE t.text >= ? AND t.text < ? AND t.df > 0
+            SELECT p.term, t.text = ?1, p.data FROM term t JOIN postings p ON p.term = t.id
+            WHERE t.text >= ?1 AND t.text < ?2 AND t.df > 0
             """)
         try IndexStore.forEachRawRow(db, statement, [low, high]) { h in
-            try body(sqlite3_column_int64(h, 0), try reader(h, column: 1))
+            try body(sqlite3_column_int64(h, 0), sqlite3_column_int64(h, 1) != 0, try reader(h, column: 2))
         }
         let prefix = Array(low.utf8)
         for segment in try PackedSegment.current(db) {
             for i in segment.terms.indices where segment.texts[i].starts(with: prefix) {
-                try segment.withList(i) { try body(segment.terms[i], $0) }
+                try segment.withList(i) { try body(segment.terms[i], segment.texts[i].count == prefix.count, $0) }
             }
         }
     }
