@@ -22,7 +22,7 @@ import Darwin
 ///   integer); `initials` its best match per one-letter prefix (`Initials`, 18 bytes).
 /// - `term(id, text, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
-/// - `segment(id, firstItem, lastItem, items, postings, deadItems)` and `postings(term, segment, count, data)`:
+/// - `segment(id, firstItem, lastItem, items, postings, deadItems)` and `postings(text, segment, count, data)`:
 ///   the text index as immutable segments of block-compressed posting lists (`Segments.swift`); each posting
 ///   carries the tier mask of `TextIndexer`.
 /// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since
@@ -200,9 +200,15 @@ package final class IndexStore: Sendable {
             items INTEGER NOT NULL, postings INTEGER NOT NULL, deadItems INTEGER NOT NULL DEFAULT 0,
             token INTEGER NOT NULL, packed BLOB);
         CREATE INDEX segment_packed ON segment(token) WHERE packed IS NOT NULL;
+        \(postingsSchemaSQL)
+        """
+
+    /// The posting lists of the segments stored as rows, keyed by the term's text (format 4; format 2 and 3 keyed
+    /// them by term id).
+    static let postingsSchemaSQL = """
         CREATE TABLE postings(
-            term INTEGER NOT NULL, segment INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
-            PRIMARY KEY(term, segment)) WITHOUT ROWID;
+            text TEXT NOT NULL, segment INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
+            PRIMARY KEY(text, segment)) WITHOUT ROWID;
         CREATE INDEX postings_segment ON postings(segment);
         """
 
@@ -280,7 +286,9 @@ package final class IndexStore: Sendable {
         try db.execute(sql: "INSERT INTO segment(firstItem, lastItem, items, postings, token) VALUES(?, ?, ?, 0, ?)",
                        arguments: [first, max(first, last), items, Int64.random(in: .min ... .max)])
         let segment = db.lastInsertedRowID
-        let insert = try db.makeStatement(sql: "INSERT INTO postings(term, segment, count, data) VALUES(?, ?, ?, ?)")
+        let insert = try db.makeStatement(sql: """
+            INSERT INTO postings(text, segment, count, data) SELECT text, ?2, ?3, ?4 FROM term WHERE id = ?1
+            """)
         var count = 0
         var list: [(item: Int64, tiers: UInt8)] = []
         var currentTerm: Int64 = -1
@@ -348,9 +356,27 @@ package final class IndexStore: Sendable {
     }
 
     /// Format 3 → 4, in the opening transaction (all or nothing): every item gets its `initials` (`Initials`,
-    /// from the terms of its stored attributes, as a write computes them). Nothing else changes.
+    /// from the terms of its stored attributes, as a write computes them), and the posting rows are keyed by their
+    /// term's text instead of its id (the same lists, the same segments).
     private static func upgradeFromFormat3(_ db: Database, url: URL) throws {
         let started = Date()
+        // (A format 1 store upgraded in this transaction has text-keyed rows already.)
+        if try db.columns(in: "postings").contains(where: { $0.name == "term" }) {
+            let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM postings") ?? 0
+            let known = try Int.fetchOne(db, sql: "SELECT count(*) FROM postings p JOIN term t ON t.id = p.term") ?? 0
+            guard known == rows else {
+                throw EngineError(.corruptIndex, "the index at \(url.path) is damaged: postings of terms its vocabulary does not have")
+            }
+            try db.execute(sql: """
+                ALTER TABLE postings RENAME TO postingsByTerm;
+                DROP INDEX postings_segment;
+                \(postingsSchemaSQL)
+                INSERT INTO postings(text, segment, count, data)
+                    SELECT t.text, p.segment, p.count, p.data FROM postingsByTerm p JOIN term t ON t.id = p.term
+                    ORDER BY t.text, p.segment;
+                DROP TABLE postingsByTerm;
+                """)
+        }
         // (Only a store changed by hand can have the column already: its values are computed again.)
         if try !db.columns(in: "item").contains(where: { $0.name == "initials" }) {
             try db.execute(sql: "ALTER TABLE item ADD COLUMN initials BLOB NOT NULL DEFAULT x''")
@@ -366,8 +392,8 @@ package final class IndexStore: Sendable {
         }
         try db.execute(sql: "UPDATE meta SET value = \(Self.formatVersion) WHERE key = 'formatVersion'")
         EngineLog.logger.notice("""
-            upgraded the index at \(url.path) from format 3 to \(Self.formatVersion): the initials of \(items) items \
-            (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            upgraded the index at \(url.path) from format 3 to \(Self.formatVersion): the initials of \(items) items, \
+            posting rows keyed by text (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
             """)
     }
 
@@ -585,10 +611,12 @@ package final class IndexStore: Sendable {
                 problems.append("the packed segment \(segment) is damaged")
             }
         }
-        let statement = try db.makeStatement(sql: "SELECT term, segment, count, data FROM postings")
+        let statement = try db.makeStatement(sql: "SELECT text, segment, count, data FROM postings")
         try forEachRawRow(db, statement, []) { h in
             guard problems.count < 5 else { return }
-            let term = sqlite3_column_int64(h, 0), segment = sqlite3_column_int64(h, 1)
+            let term = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0))),
+                              as: UTF8.self)
+            let segment = sqlite3_column_int64(h, 1)
             guard let range = ranges[segment] else {
                 problems.append("the postings of term \(term) name a segment \(segment) that does not exist")
                 return

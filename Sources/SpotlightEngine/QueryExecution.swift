@@ -292,16 +292,16 @@ package indirect enum TermLookup: Sendable, Hashable {
                                _ body: (Int64) throws -> Bool) throws {
         // Every list of the word (or prefix) in one pass, grouped by term; then the terms with the fewest
         // postings first, so a limited query delivers the rare terms' items at once.
-        var byTerm: [Int64: [Int64]] = [:]
-        let visit: (Int64, PostingCodec.Reader) throws -> Void = { term, list in
+        var byTerm: [Int: [Int64]] = [:]
+        let visit: (Int, PostingCodec.Reader) throws -> Void = { term, list in
             try list.forEach { item, mask in
                 if mask & tiers != 0 { byTerm[term, default: []].append(item) }
             }
         }
         if prefix {
             try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { term, _, list in try visit(term, list) }
-        } else if let term = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word]) {
-            try PostingStore.forEachList(db, term: term) { try visit(term, $0) }
+        } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
+            try PostingStore.forEachList(db, text: word) { try visit(0, $0) }
         }
         var seen = Set<Int64>()
         for (_, ids) in byTerm.sorted(by: { $0.value.count != $1.value.count ? $0.value.count < $1.value.count : $0.key < $1.key }) {
@@ -319,8 +319,8 @@ package indirect enum TermLookup: Sendable, Hashable {
         }
         if prefix {
             try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, _, list in try list.forEach(visit) }
-        } else if let term = try Int64.fetchOne(db, sql: "SELECT id FROM term WHERE text = ? AND df > 0", arguments: [word]) {
-            try PostingStore.forEachList(db, term: term) { try $0.forEach(visit) }
+        } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
+            try PostingStore.forEachList(db, text: word) { try $0.forEach(visit) }
         }
         return ids
     }

@@ -131,8 +131,8 @@ extension IndexStore {
             listsRead += 1
             if listsRead & 63 == 1, let isCancelled, isCancelled() { throw EngineError(.cancelled, "cancelled") }
         }
-        // (term id, kind, postings)
-        var terms: [(id: Int64, kind: RankingExplanation.MatchKind, df: Int)] = []
+        // (term, kind, postings)
+        var terms: [(text: String, kind: RankingExplanation.MatchKind, df: Int)] = []
         let restricted = candidates != nil
         // A prefix's terms, unless they are many and every item is a candidate: then one pass over the whole range
         // reads them with their postings (`li` starts 11,000 terms on Debian).
@@ -140,22 +140,23 @@ extension IndexStore {
         if prefix {
             let limit = typos ? Int64.max : 65
             try forEachRawRow(db, db.cachedStatement(sql: """
-                SELECT id, text = ?1, df FROM term WHERE text >= ?1 AND text < ?2 AND df > 0 ORDER BY text LIMIT ?3
+                SELECT text, df FROM term WHERE text >= ?1 AND text < ?2 AND df > 0 ORDER BY text LIMIT ?3
                 """), [word, word + "\u{10FFFF}", limit]) { h in
-                terms.append((sqlite3_column_int64(h, 0), sqlite3_column_int64(h, 1) != 0 ? .exact : .prefix,
-                              Int(sqlite3_column_int64(h, 2))))
+                let text = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0))),
+                                  as: UTF8.self)
+                terms.append((text, text == word ? .exact : .prefix, Int(sqlite3_column_int64(h, 1))))
             }
             manyTerms = terms.count > 64
-        } else if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, df FROM term WHERE text = ? AND df > 0"),
-                                             arguments: [word]) {
-            terms.append((try row.stored(0), .exact, try row.stored(1)))
+        } else if let df = try Int.fetchOne(db.cachedStatement(sql: "SELECT df FROM term WHERE text = ? AND df > 0"),
+                                            arguments: [word]) {
+            terms.append((word, .exact, df))
         }
         if typos {
             let budget = Typos.budget(for: word)
             if budget > 0 {
-                let known = Set(terms.map(\.id))
-                for neighbour in try Typos.neighbours(db, of: word, prefix: prefix, budget: budget) where !known.contains(neighbour.id) {
-                    terms.append((neighbour.id, .typo, neighbour.df))
+                let known = Set(terms.map(\.text))
+                for neighbour in try Typos.neighbours(db, of: word, prefix: prefix, budget: budget) where !known.contains(neighbour.text) {
+                    terms.append((neighbour.text, .typo, neighbour.df))
                 }
             }
         }
@@ -194,7 +195,7 @@ extension IndexStore {
             let packed = remaining.isEmpty ? [] : try PackedSegment.current(db)
             for term in remaining {
                 let row = 1 + MatchCode.kindIndex(term.kind)
-                try PostingStore.forEachList(db, term: term.id, packed: packed) { list in
+                try PostingStore.forEachList(db, text: term.text, packed: packed) { list in
                     try checkCancellation()
                     if let candidates, candidates * 4 < list.count {
                         if sorted == nil { sorted = sortedIDs() }

@@ -9,8 +9,9 @@ import Synchronization
 // - `segment(id, firstItem, lastItem, items, postings, deadItems)`: one row per segment. Item ids are allocated in
 //   increasing order and never reused (`meta.nextItem`), and an update gives the item a new id, so every segment
 //   covers its own range of ids and segments in id order never overlap.
-// - `postings(term, segment, count, data)`: one row per (term, segment): the term's postings in that segment,
-//   encoded by `PostingCodec`.
+// - `postings(text, segment, count, data)`: one row per (term, segment): the term's postings in that segment,
+//   encoded by `PostingCodec`, keyed by the term's text (format 4), so the lists of every term a prefix starts are
+//   one contiguous range of the table (`li` on Debian: 13,000 rows read in order instead of 13,000 lookups).
 //
 // A deleted (or updated) item leaves its postings behind until a merge: its item row is gone, and every reader
 // keeps only postings whose item row exists (`IndexStore.search` reads item rows for the hits it returns, the
@@ -217,33 +218,43 @@ enum PostingCodec {
 enum PostingStore {
     /// Calls `body` with each posting list of the term (one per segment).
     /// `packed`: the packed segments of this read, when the caller looks up many terms (else read here).
-    static func forEachList(_ db: Database, term: Int64, packed: [PackedSegment]? = nil,
+    static func forEachList(_ db: Database, text: String, packed: [PackedSegment]? = nil,
                             _ body: (PostingCodec.Reader) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: "SELECT data FROM postings WHERE term = ?")
-        try IndexStore.forEachRawRow(db, statement, [term]) { h in
+        let statement = try db.cachedStatement(sql: "SELECT data FROM postings WHERE text = ?")
+        try IndexStore.forEachRawRow(db, statement, [text]) { h in
             try body(try reader(h, column: 0))
         }
+        let bytes = Array(text.utf8)
         for segment in try packed ?? PackedSegment.current(db) {
-            guard let i = segment.index[term] else { continue }
+            guard let i = segment.index[bytes] else { continue }
             try segment.withList(i, body)
         }
     }
 
-    /// Calls `body` with each posting list of every term in `[low, high)` that some live item still holds, with its
-    /// term id and whether the term is `low` itself. (`high` is `low` + U+10FFFF: the terms that start with `low`.)
+    /// Calls `body` with each posting list of every term in `[low, high)`, in one pass over that range of the table:
+    /// with a number that is the same for the lists of one term and differs between terms, and whether the term is
+    /// `low` itself. (`high` is `low` + U+10FFFF: the terms that start with `low`.) A term no live item holds any
+    /// more has only dead postings: readers drop them with the other dead postings.
     static func forEachList(_ db: Database, termsFrom low: String, below high: String,
-                            _ body: (Int64, Bool, PostingCodec.Reader) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: """
-            SELECT p.term, t.text = ?1, p.data FROM term t JOIN postings p ON p.term = t.id
-            WHERE t.text >= ?1 AND t.text < ?2 AND t.df > 0
-            """)
+                            _ body: (Int, Bool, PostingCodec.Reader) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: "SELECT text = ?1, data, text FROM postings WHERE text >= ?1 AND text < ?2")
+        // Rows come in (text, segment) order: a term's rows are adjacent, so a new text is a new term.
+        var number = -1
+        var previous: [UInt8] = []
         try IndexStore.forEachRawRow(db, statement, [low, high]) { h in
-            try body(sqlite3_column_int64(h, 0), sqlite3_column_int64(h, 1) != 0, try reader(h, column: 2))
+            let text = UnsafeBufferPointer(start: sqlite3_column_text(h, 2), count: Int(sqlite3_column_bytes(h, 2)))
+            if number < 0 || !text.elementsEqual(previous) {
+                number += 1
+                previous.removeAll(keepingCapacity: true)
+                previous.append(contentsOf: text)
+            }
+            try body(number, sqlite3_column_int64(h, 0) != 0, try reader(h, column: 1))
         }
         let prefix = Array(low.utf8)
         for segment in try PackedSegment.current(db) {
             for i in segment.terms.indices where segment.texts[i].starts(with: prefix) {
-                try segment.withList(i) { try body(segment.terms[i], segment.texts[i].count == prefix.count, $0) }
+                number += 1
+                try segment.withList(i) { try body(number, segment.texts[i].count == prefix.count, $0) }
             }
         }
     }
@@ -271,7 +282,8 @@ enum PostingStore {
 final class PackedSegment: Sendable {
     let terms: [Int64]
     let texts: [[UInt8]]
-    let index: [Int64: Int]
+    /// By text (UTF-8).
+    let index: [[UInt8]: Int]
     private let lists: [UInt8]
     private let ranges: [Range<Int>]
 
@@ -285,7 +297,7 @@ final class PackedSegment: Sendable {
         let count = try PostingCodec.Reader.varint(bytes, &offset)
         guard count <= UInt64(bytes.count) else { throw PostingCodec.Reader.damaged }
         var terms: [Int64] = [], texts: [[UInt8]] = [], lists: [UInt8] = [], ranges: [Range<Int>] = []
-        var index: [Int64: Int] = [:]
+        var index: [[UInt8]: Int] = [:]
         for _ in 0..<Int(count) {
             let term = try PostingCodec.Reader.varint(bytes, &offset)
             let textLength = try PostingCodec.Reader.varint(bytes, &offset)
@@ -297,7 +309,7 @@ final class PackedSegment: Sendable {
             let list = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(listLength))])
             _ = try PostingCodec.Reader(list)   // validated once here
             offset += Int(listLength)
-            index[Int64(term)] = terms.count
+            index[text] = terms.count
             terms.append(Int64(term))
             texts.append(text)
             ranges.append(lists.count..<(lists.count + list.count))
@@ -377,50 +389,69 @@ enum SegmentMerger {
     /// Postings gathered in memory before a large batch writes them as a segment (streaming, bounded memory).
     static let flushThreshold = 4_000_000
 
+    /// One term's encoded postings in a segment being written.
+    struct EncodedList {
+        var text: String
+        var count: Int
+        var data: [UInt8]
+    }
+
     /// Writes postings gathered for the items `firstItem...lastItem` as a new segment: packed when small
-    /// (`PackedSegment`), else one `postings` row per term. `text` names a term id (for packed segments).
+    /// (`PackedSegment`), else one `postings` row per term. `text` names a term id.
     static func writeSegment(_ db: Database, postings: inout [(term: Int64, item: Int64, tiers: UInt8)],
                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
                              text: (Int64) throws -> String) throws {
         guard !postings.isEmpty else { return }
         postings.sort { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
-        var lists: [(term: Int64, count: Int, data: [UInt8])] = []
+        var lists: [EncodedList] = []
         var start = 0
         while start < postings.count {
             let term = postings[start].term
             var end = start + 1
             while end < postings.count, postings[end].term == term { end += 1 }
-            lists.append((term, end - start, PostingCodec.encode(postings[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) })))
+            lists.append(EncodedList(text: try text(term), count: end - start,
+                                     data: PostingCodec.encode(postings[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) })))
             start = end
         }
         let count = postings.count
         postings.removeAll(keepingCapacity: true)
-        try insertSegment(db, lists: lists, postings: count, firstItem: firstItem, lastItem: lastItem, items: items,
-                          deadItems: deadItems, text: text)
+        try insertSegment(db, lists: &lists, postings: count, firstItem: firstItem, lastItem: lastItem, items: items,
+                          deadItems: deadItems)
     }
 
-    /// Writes a segment's encoded lists (in term order).
-    static func insertSegment(_ db: Database, lists: [(term: Int64, count: Int, data: [UInt8])], postings: Int,
-                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
-                              text: (Int64) throws -> String) throws {
+    /// Writes a segment's encoded lists (one per term, in any order).
+    static func insertSegment(_ db: Database, lists: inout [EncodedList], postings: Int,
+                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int) throws {
         guard postings > 0 else { return }
+        // In key order: rows go in at the end of their range, and a packed segment reads the same.
+        lists.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
         var packed: Data? = nil
         if postings <= PackedSegment.limit {
-            packed = Data(PackedSegment.encode(try lists.map { ($0.term, try text($0.term), $0.data) }))
+            let id = try db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?")
+            packed = Data(PackedSegment.encode(try lists.map { list in
+                guard let term = try Int64.fetchOne(id, arguments: [list.text]) else {
+                    throw EngineError(.corruptIndex, "the index has postings of a term its vocabulary does not have")
+                }
+                return (term, list.text, list.data)
+            }))
         }
         try db.cachedStatement(sql: """
             INSERT INTO segment(firstItem, lastItem, items, postings, deadItems, token, packed) VALUES(?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [firstItem, lastItem, items, postings, deadItems, Int64.random(in: .min ... .max), packed])
         guard packed == nil else { return }
         let segment = db.lastInsertedRowID
-        let insert = try db.cachedStatement(sql: "INSERT INTO postings(term, segment, count, data) VALUES(?, ?, ?, ?)")
+        let insert = try db.cachedStatement(sql: "INSERT INTO postings(text, segment, count, data) VALUES(?, ?, ?, ?)")
         let handle = insert.sqliteStatement
         for list in lists {
-            try bindAndStep(db, handle) {
-                sqlite3_bind_int64(handle, 1, list.term)
-                sqlite3_bind_int64(handle, 2, segment)
-                sqlite3_bind_int64(handle, 3, Int64(list.count))
-                _ = list.data.withUnsafeBytes { sqlite3_bind_blob(handle, 4, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+            var text = list.text
+            try text.withUTF8 { utf8 in
+                try bindAndStep(db, handle) {
+                    sqlite3_bind_text(handle, 1, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                                      Int32(utf8.count), SQLITE_TRANSIENT)
+                    sqlite3_bind_int64(handle, 2, segment)
+                    sqlite3_bind_int64(handle, 3, Int64(list.count))
+                    _ = list.data.withUnsafeBytes { sqlite3_bind_blob(handle, 4, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+                }
             }
         }
     }
@@ -491,11 +522,9 @@ enum SegmentMerger {
     struct PreparedMerge {
         var run: [SegmentInfo]
         var liveItems: Int
-        /// (term, count, encoded list), in term order.
-        var lists: [(term: Int64, count: Int, data: [UInt8])]
+        /// One encoded list per term.
+        var lists: [EncodedList]
         var postings: Int
-        /// The terms' texts, when the merged segment is small enough to be packed.
-        var texts: [Int64: String] = [:]
     }
 
     /// Reads `run` (adjacent segments, in id order) and encodes it as one segment without the dead postings.
@@ -518,20 +547,20 @@ enum SegmentMerger {
         }
         // Postings are gathered a term at a time and encoded at once, so a merge holds the encoded lists (about a
         // byte per posting), never every posting of the run decoded.
-        var lists: [(term: Int64, count: Int, data: [UInt8])] = []
+        var lists: [EncodedList] = []
         var total = 0
         var current: [(item: Int64, tiers: UInt8)] = []
-        func emit(_ term: Int64, extra: [(item: Int64, tiers: UInt8)]?) {
+        func emit(_ text: String, extra: [(item: Int64, tiers: UInt8)]?) {
             if let extra { current += extra }
             guard !current.isEmpty else { return }
             // Lists of one term come in segment order, which is id order; a packed segment's come last: sort.
             current.sort { $0.item < $1.item }
-            lists.append((term, current.count, PostingCodec.encode(current)))
+            lists.append(EncodedList(text: text, count: current.count, data: PostingCodec.encode(current)))
             total += current.count
             current.removeAll(keepingCapacity: true)
         }
         // The packed segments of the run (small): by term.
-        var packedByTerm: [Int64: [(item: Int64, tiers: UInt8)]] = [:]
+        var packedByTerm: [String: [(item: Int64, tiers: UInt8)]] = [:]
         let packedRow = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE id = ? AND packed IS NOT NULL")
         for segment in run {
             try IndexStore.forEachRawRow(db, packedRow, [segment.id]) { h in
@@ -539,7 +568,7 @@ enum SegmentMerger {
                 for i in packed.terms.indices {
                     try packed.withList(i) { list in
                         try list.forEach { item, tiers in
-                            if isLive(item) { packedByTerm[packed.terms[i], default: []].append((item, tiers)) }
+                            if isLive(item) { packedByTerm[String(decoding: packed.texts[i], as: UTF8.self), default: []].append((item, tiers)) }
                         }
                     }
                 }
@@ -551,27 +580,28 @@ enum SegmentMerger {
             // A large merge covers most of the index: one pass over the postings in (term, segment) order.
             let placeholders = rowSegments.map { _ in "?" }.joined(separator: ",")
             let statement = try db.makeStatement(sql: """
-                SELECT term, data FROM postings WHERE segment IN (\(placeholders)) ORDER BY term, segment
+                SELECT text, data FROM postings WHERE segment IN (\(placeholders)) ORDER BY text, segment
                 """)
-            var term: Int64 = -1
+            var term: String? = nil
             try IndexStore.forEachRawRow(db, statement, StatementArguments(rowSegments)) { h in
-                let next = sqlite3_column_int64(h, 0)
-                if next != term {
-                    if term >= 0 { emit(term, extra: packedByTerm.removeValue(forKey: term)) }
-                    term = next
+                let bytes = UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0)))
+                if term == nil || !term!.utf8.elementsEqual(bytes) {
+                    if let term { emit(term, extra: packedByTerm.removeValue(forKey: term)) }
+                    term = String(decoding: bytes, as: UTF8.self)
                 }
                 try PostingStore.reader(h, column: 1).forEach { item, tiers in
                     if isLive(item) { current.append((item, tiers)) }
                 }
             }
-            if term >= 0 { emit(term, extra: packedByTerm.removeValue(forKey: term)) }
+            if let term { emit(term, extra: packedByTerm.removeValue(forKey: term)) }
         } else {
             // A small one: segment by segment through the segment index (never a scan of the whole table).
-            var byTerm: [Int64: [(item: Int64, tiers: UInt8)]] = [:]
-            let statement = try db.cachedStatement(sql: "SELECT term, data FROM postings INDEXED BY postings_segment WHERE segment = ?")
+            var byTerm: [String: [(item: Int64, tiers: UInt8)]] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT text, data FROM postings INDEXED BY postings_segment WHERE segment = ?")
             for segment in rowSegments {
                 try IndexStore.forEachRawRow(db, statement, [segment]) { h in
-                    let term = sqlite3_column_int64(h, 0)
+                    let term = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0))),
+                                      as: UTF8.self)
                     try PostingStore.reader(h, column: 1).forEach { item, tiers in
                         if isLive(item) { byTerm[term, default: []].append((item, tiers)) }
                     }
@@ -586,12 +616,7 @@ enum SegmentMerger {
             current = packedByTerm[term] ?? []
             emit(term, extra: nil)
         }
-        lists.sort { $0.term < $1.term }
-        var texts: [Int64: String] = [:]
-        if total <= PackedSegment.limit {
-            for list in lists { texts[list.term] = try termText(db, list.term) }
-        }
-        return PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total, texts: texts)
+        return PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total)
     }
 
     /// Writes a prepared merge unless its segments changed since it was read (another merge took them): returns
@@ -610,11 +635,9 @@ enum SegmentMerger {
                                        arguments: [first.firstItem, last.lastItem]) ?? 0
         try db.execute(sql: "DELETE FROM postings WHERE segment IN (\(placeholders))", arguments: arguments)
         try db.execute(sql: "DELETE FROM segment WHERE id IN (\(placeholders))", arguments: arguments)
-        try insertSegment(db, lists: merge.lists, postings: merge.postings, firstItem: first.firstItem,
-                          lastItem: last.lastItem, items: merge.liveItems, deadItems: max(0, merge.liveItems - liveNow)) { term in
-            if let text = merge.texts[term] { return text }
-            return try termText(db, term)
-        }
+        var lists = merge.lists
+        try insertSegment(db, lists: &lists, postings: merge.postings, firstItem: first.firstItem,
+                          lastItem: last.lastItem, items: merge.liveItems, deadItems: max(0, merge.liveItems - liveNow))
         return true
     }
 

@@ -109,10 +109,10 @@ struct Writer {
     private mutating func flushSegment() throws {
         guard let first = pendingFirst, let nextItem else { return }
         if !pendingPostings.isEmpty {
+            // Every term of the pending postings went through `termID(for:)`: their texts, for the rows' keys.
             var texts: [Int64: String] = [:]
-            if pendingPostings.count <= PackedSegment.limit {
-                for (text, id) in newTerms { texts[id] = text }
-            }
+            texts.reserveCapacity(newTerms.count)
+            for (text, id) in newTerms { texts[id] = text }
             let db = self.db
             try SegmentMerger.writeSegment(db, postings: &pendingPostings, firstItem: first, lastItem: nextItem - 1,
                                            items: pendingItems, deadItems: pendingDead) { term in

@@ -142,25 +142,51 @@ final class InitialsTests: XCTestCase {
         XCTAssertEqual(try searchBothWays("merge a", limit: 0).count, 40)
     }
 
-    func testFormat3StoresGetTheirInitialsOnOpening() throws {
+    func testFormat3StoresGetTheirInitialsAndTextKeyedPostingsOnOpening() throws {
+        // A large segment stored as rows and small packed ones, taken back to format 3: no initials, posting rows
+        // keyed by term id.
         let words = ["three", "four", "five"]
-        try store.apply((0..<300).map { i in .upsert(item("f\(i)", title: "format " + words[i % 3])) }, now: now)
+        try store.apply((0..<2_000).map { i in
+            .upsert(item("f\(i)", title: "format " + words[i % 3], text: "number \(i)"))
+        }, now: now)
+        for i in 2_000..<2_010 { try store.apply([.upsert(item("f\(i)", title: "format late " + words[i % 3]))], now: now) }
+        let queries = ["format f", "three f", "format t", "numb", "number 17", "late", "format l", "fiv"]
+        let before = try queries.map { try searchBothWays($0, limit: 0).map(\.item.uniqueIdentifier) }
         try store.close()
         let url = directory.appendingPathComponent("index.sqlite")
         let queue = try DatabaseQueue(path: url.path)
         try queue.write { db in
-            try db.execute(sql: "ALTER TABLE item DROP COLUMN initials")
-            try db.execute(sql: "UPDATE meta SET value = 3 WHERE key = 'formatVersion'")
+            try db.execute(sql: """
+                ALTER TABLE item DROP COLUMN initials;
+                ALTER TABLE postings RENAME TO postingsByText;
+                DROP INDEX postings_segment;
+                CREATE TABLE postings(
+                    term INTEGER NOT NULL, segment INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
+                    PRIMARY KEY(term, segment)) WITHOUT ROWID;
+                CREATE INDEX postings_segment ON postings(segment);
+                INSERT INTO postings SELECT t.id, p.segment, p.count, p.data FROM postingsByText p JOIN term t ON t.text = p.text;
+                DROP TABLE postingsByText;
+                UPDATE meta SET value = 3 WHERE key = 'formatVersion';
+                """)
+            XCTAssertGreaterThan(try Int.fetchOne(db, sql: "SELECT count(*) FROM postings") ?? 0, 2_000, "a segment stored as rows")
         }
         try queue.close()
         store = try IndexStore(url: url)
         XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") },
                        IndexStore.formatVersion)
+        XCTAssertTrue(try store.read { try $0.columns(in: "postings").contains { $0.name == "text" } })
         let bytes = try XCTUnwrap(try store.read { try Data.fetchOne($0, sql: "SELECT initials FROM item WHERE uid = 'f1'") })
-        XCTAssertEqual([UInt8](bytes), Initials.encode(["format": 1, "four": 1]))
-        XCTAssertEqual(try searchBothWays("format f", limit: 0).count, 300, "format starts with f itself")
-        XCTAssertEqual(try searchBothWays("three f", limit: 0).count, 100)
-        XCTAssertEqual(try searchBothWays("format t", limit: 0).count, 100)
+        XCTAssertEqual([UInt8](bytes), Initials.encode(TextIndexer.terms(attributes: item("f1", title: "format four", text: "number 1").attributes,
+                                                                         custom: [:])))
+        XCTAssertEqual(try queries.map { try searchBothWays($0, limit: 0).map(\.item.uniqueIdentifier) }, before)
+        XCTAssertEqual(before[0].count, 2_010, "format starts with f itself")
+        XCTAssertEqual(before[1].count, 670)
+        try store.checkIntegrity()
+        // Merges read and write the text-keyed rows.
+        for i in 0..<40 { try store.apply([.upsert(item("g\(i)", title: "format again " + words[i % 3]))], now: now) }
+        try store.performMaintenance()
+        XCTAssertEqual(try searchBothWays("format a", limit: 0).count, 40)
+        XCTAssertEqual(try searchBothWays("numb", limit: 0).count, 2_000)
         try store.checkIntegrity()
     }
 }
