@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import SpotlightQueryLanguage
 
 /// Lets the query language evaluate a predicate over a stored item.
@@ -75,7 +76,7 @@ package struct QueryOptions: Sendable {
 
 extension IndexStore {
     /// Every non-expired item matching a compiled query: in index order, except that a query on one attribute's
-    /// word or prefix lists the items of its rarest terms first.
+    /// word or prefix lists its items as its terms' lists are read (terms in text order).
     package func items(matching query: CompiledQuery, plan: QueryPlan = .scan, options: QueryOptions = QueryOptions()) throws
         -> [StoredItem]
     {
@@ -135,15 +136,15 @@ extension IndexStore {
             }
             let fetch = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
             if case .tieredTerm(let word, let prefix, let tiers)? = lookup {
-                // One attribute's word or prefix (the common `keywords == "natural*"cwdt`): the first matches are
-                // delivered before the rarer terms' postings are all read. Items come rarest term first.
+                // One attribute's word or prefix (the common `keywords == "natural*"cwdt`): items are delivered as
+                // the lists are read, so the first batch comes before most of a common prefix's lists are read.
                 try TermLookup.forEachPosting(db, word: word, prefix: prefix, tiers: tiers) { id in
                     guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { return true }
                     return try consider(row)
                 }
             } else if let lookup {
                 let ids = try lookup.candidateIDs(db)
-                for id in ids.sorted() {
+                for id in ids {
                     guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { continue }
                     if try !consider(row) { break }
                 }
@@ -256,7 +257,7 @@ package indirect enum TermLookup: Sendable, Hashable {
         return false
     }
 
-    func candidateIDs(_ db: Database) throws -> Set<Int64> {
+    func candidateIDs(_ db: Database) throws -> ItemIDSet {
         switch self {
         case .term(let word, let prefix):
             return try Self.postings(db, word: word, prefix: prefix, tiers: nil)
@@ -266,53 +267,51 @@ package indirect enum TermLookup: Sendable, Hashable {
             // Intersect the selective parts; a part far larger than the smallest adds little and costs much.
             let estimates = try parts.map { try $0.estimatedCount(db) }
             let smallest = estimates.min() ?? 0
-            var result: Set<Int64>? = nil
+            var result: ItemIDSet? = nil
             for (part, estimate) in zip(parts, estimates).sorted(by: { $0.1 < $1.1 }) where estimate <= max(smallest * 8, 1_000) {
                 let ids = try part.candidateIDs(db)
                 result = result.map { $0.intersection(ids) } ?? ids
                 if result?.isEmpty == true { break }
             }
-            return result ?? []
+            return result ?? ItemIDSet()
         case .any(let parts):
-            return try parts.reduce(into: Set<Int64>()) { $0.formUnion(try $1.candidateIDs(db)) }
+            return try parts.reduce(into: ItemIDSet()) { $0.formUnion(try $1.candidateIDs(db)) }
         case .range(let attribute, let lower, let upper):
-            var ids = Set<Int64>()
-            let cursor = try Int64.fetchCursor(db, sql: "SELECT item FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ?",
-                                               arguments: [attribute, lower, upper])
-            while let id = try cursor.next() { ids.insert(id) }
+            var ids = ItemIDSet()
+            let statement = try db.cachedStatement(sql: "SELECT item FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ?")
+            try IndexStore.forEachRawRow(db, statement, [attribute, lower, upper]) { h in ids.insert(sqlite3_column_int64(h, 0)) }
             return ids
         }
 
     }
 
-    /// Calls `body` once with each item that has a posting of the word (or of a term it starts) in `tiers`, terms
-    /// with the fewest postings first, until `body` returns false. Items deleted since their segment was written
-    /// are included: the caller reads the item row and skips those it does not find.
+    /// Calls `body` once with each item that has a posting of the word (or of a term it starts) in `tiers`, until
+    /// `body` returns false, as the lists are read: the terms in text order (one contiguous range of the postings
+    /// table), each term's lists in item order. A limited query stops reading as soon as it has its items. Items
+    /// deleted since their segment was written are included: the caller reads the item row and skips those it does
+    /// not find.
     static func forEachPosting(_ db: Database, word: String, prefix: Bool, tiers: UInt8,
                                _ body: (Int64) throws -> Bool) throws {
-        // Every list of the word (or prefix) in one pass, grouped by term; then the terms with the fewest
-        // postings first, so a limited query delivers the rare terms' items at once.
-        var byTerm: [Int: [Int64]] = [:]
-        let visit: (Int, PostingCodec.Reader) throws -> Void = { term, list in
-            try list.forEach { item, mask in
-                if mask & tiers != 0 { byTerm[term, default: []].append(item) }
-            }
-        }
-        if prefix {
-            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { term, _, list in try visit(term, list) }
-        } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
-            try PostingStore.forEachList(db, text: word) { try visit(0, $0) }
-        }
+        struct Stop: Error {}
         var seen = Set<Int64>()
-        for (_, ids) in byTerm.sorted(by: { $0.value.count != $1.value.count ? $0.value.count < $1.value.count : $0.key < $1.key }) {
-            for id in ids where seen.insert(id).inserted {
-                if try !body(id) { return }
+        func visit(_ list: PostingCodec.Reader) throws {
+            try list.forEach { item, mask in
+                if mask & tiers != 0, seen.insert(item).inserted, try !body(item) { throw Stop() }
             }
+        }
+        do {
+            if prefix {
+                try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, _, list in try visit(list) }
+            } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
+                try PostingStore.forEachList(db, text: word) { try visit($0) }
+            }
+        } catch is Stop {
+            return
         }
     }
 
-    private static func postings(_ db: Database, word: String, prefix: Bool, tiers: UInt8?) throws -> Set<Int64> {
-        var ids = Set<Int64>()
+    private static func postings(_ db: Database, word: String, prefix: Bool, tiers: UInt8?) throws -> ItemIDSet {
+        var ids = ItemIDSet()
         let mask = tiers ?? 0xFF
         let visit: (Int64, UInt8) -> Void = { item, itemTiers in
             if itemTiers & mask != 0 { ids.insert(item) }

@@ -293,7 +293,7 @@ extension IndexStore {
     /// read first, since their bound is higher.
 
     static func topHits(_ db: Database, candidates: Candidates, words: [RankedWord], options: TextSearchOptions,
-                        columns: StaticColumns, accepted known: Set<Int64>? = nil) throws -> [SearchHit]
+                        columns: StaticColumns, accepted known: ItemIDSet? = nil) throws -> [SearchHit]
     {
         let now = options.now.timeIntervalSinceReferenceDate
         let maxStatic = Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints + Ranking.nameStartPoints + Ranking.maxNameLengthPoints
@@ -460,7 +460,7 @@ extension IndexStore {
         // (the filter and the ranking disagree: `l` in domains whose packages rarely start with l), the filter's
         // index lookup names the items it can accept, so the rest are skipped without being read.
         var rejected = 0
-        var accepted: Set<Int64>? = known
+        var accepted: ItemIDSet? = known
         func item(_ id: Int64) throws -> StoredItem? {
             if let known = items[id] { return known }
             if let accepted, !accepted.contains(id) { items[id] = .some(nil); return nil }

@@ -185,10 +185,10 @@ extension IndexStore {
         }
         return try read(cancelledWhen: options.isCancelled) { db in
             // A filter that keeps at most a quarter of the items restricts the candidates from the start.
-            var filterIDs: Set<Int64>? = nil
+            var filterIDs: ItemIDSet? = nil
             // The items a wider filter's lookup names, when they were read anyway: ranked matches outside them are
             // rejected without being read (`topHits`).
-            var accepted: Set<Int64>? = nil
+            var accepted: ItemIDSet? = nil
             var total = 0
             if let lookup = options.filterLookup {
                 total = try Self.approximateItemCount(db)
@@ -242,8 +242,9 @@ extension IndexStore {
             // The candidates (nil: every item, before the first word), numbered densely over the segments; a
             // selective filter's items are the first candidates.
             var candidates: Candidates? = filterIDs.map { ids in
-                var dense = ids.compactMap { space.index(of: $0).map(Int32.init) }
-                dense.sort()
+                // Ascending ids give ascending dense numbers, most in the segment of the one before.
+                var cursor = SpaceCursor(space)
+                let dense = ids.compactMap { cursor.index(of: $0).map(Int32.init) }
                 return Candidates(dense: dense, units: [Int32](repeating: 0, count: dense.count),
                                   codes: [[UInt8]?](repeating: nil, count: words.count))
             }

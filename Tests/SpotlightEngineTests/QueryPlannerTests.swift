@@ -89,8 +89,9 @@ final class QueryPlannerTests: XCTestCase {
         XCTAssertEqual(try count(#"com_acme_note == "bridges"cwdt"#), 1, "t1's custom note (or d1's title: body tier only)")
     }
 
-    func testAttributeQueriesStreamTheRarestTermsFirst() throws {
-        // Many items share `common`; one has `commonplace`: a limited query finds the rare term's item first.
+    func testAttributeQueriesStreamTheirItemsAsTheListsAreRead() throws {
+        // Many items share `common`; one has `commonplace`: a limited query takes the first items of the first
+        // term's list (terms in text order, each list in item order), and the whole query finds each item once.
         try store.apply((0..<300).map { i in
             .upsert(StoredItem(uniqueIdentifier: "k\(i)", expirationDate: now.addingTimeInterval(86_400),
                                attributes: ["keywords": .array([.string(i == 299 ? "commonplace" : "common")])]))
@@ -99,7 +100,11 @@ final class QueryPlannerTests: XCTestCase {
         let plan = QueryPlanner.plan(expression, now: now, calendar: calendar)
         let first = try store.items(matching: CompiledQuery(expression, now: now, calendar: calendar), plan: plan,
                                     options: QueryOptions(limit: 1, now: now))
-        XCTAssertEqual(first.map(\.uniqueIdentifier), ["k299"])
+        XCTAssertEqual(first.map(\.uniqueIdentifier), ["k0"])
+        let rare = try QueryParser.parse(#"keywords == "commonp*"cwdt"#)
+        XCTAssertEqual(try store.items(matching: CompiledQuery(rare, now: now, calendar: calendar),
+                                       plan: QueryPlanner.plan(rare, now: now, calendar: calendar),
+                                       options: QueryOptions(limit: 0, now: now)).map(\.uniqueIdentifier), ["k299"])
         let all = try store.items(matching: CompiledQuery(expression, now: now, calendar: calendar), plan: plan,
                                   options: QueryOptions(limit: 0, now: now))
         XCTAssertEqual(all.count, 300)
