@@ -264,11 +264,12 @@ package indirect enum TermLookup: Sendable, Hashable {
         case .tieredTerm(let word, let prefix, let tiers):
             return try Self.postings(db, word: word, prefix: prefix, tiers: tiers)
         case .all(let parts):
-            // Intersect the selective parts; a part far larger than the smallest adds little and costs much.
+            // Intersect the selective parts. Reading a posting costs about a thousandth of reading and checking an
+            // item, so a part is read while it may spare the caller items: up to 256 times the smallest part.
             let estimates = try parts.map { try $0.estimatedCount(db) }
             let smallest = estimates.min() ?? 0
             var result: ItemIDSet? = nil
-            for (part, estimate) in zip(parts, estimates).sorted(by: { $0.1 < $1.1 }) where estimate <= max(smallest * 8, 1_000) {
+            for (part, estimate) in zip(parts, estimates).sorted(by: { $0.1 < $1.1 }) where estimate <= max(smallest * 256, 1_000) {
                 let ids = try part.candidateIDs(db)
                 result = result.map { $0.intersection(ids) } ?? ids
                 if result?.isEmpty == true { break }
