@@ -394,6 +394,8 @@ enum SegmentMerger {
         var text: String
         var count: Int
         var data: [UInt8]
+        /// The term's id when the writer knows it (a packed segment stores it); else looked up if needed.
+        var term: Int64? = nil
     }
 
     /// Writes postings gathered for the items `firstItem...lastItem` as a new segment: packed when small
@@ -410,7 +412,8 @@ enum SegmentMerger {
             var end = start + 1
             while end < postings.count, postings[end].term == term { end += 1 }
             lists.append(EncodedList(text: try text(term), count: end - start,
-                                     data: PostingCodec.encode(postings[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) })))
+                                     data: PostingCodec.encode(postings[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) }),
+                                     term: term))
             start = end
         }
         let count = postings.count
@@ -429,7 +432,7 @@ enum SegmentMerger {
         if postings <= PackedSegment.limit {
             let id = try db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?")
             packed = Data(PackedSegment.encode(try lists.map { list in
-                guard let term = try Int64.fetchOne(id, arguments: [list.text]) else {
+                guard let term = try list.term ?? Int64.fetchOne(id, arguments: [list.text]) else {
                     throw EngineError(.corruptIndex, "the index has postings of a term its vocabulary does not have")
                 }
                 return (term, list.text, list.data)
