@@ -411,10 +411,12 @@ package final class IndexStore: Sendable {
         try refuseIfReadOnly()
         var newTerms: [String: Int64] = [:]
         var segmentsChanged = false
-        // Tokenizing and encoding, on every core and before taking the write lock.
+        // Tokenizing and encoding, on every core and before taking the write lock; in a large batch, each window
+        // of operations is prepared on another core while the transaction applies the one before it.
         let hot = operations.count >= PreparedUpsert.parallelThreshold
             ? ((try? read { try PrefixLists.hotPrefixes($0) }) ?? []) : []
-        var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, PreparedUpsert.window), hot: hot)
+        let window = PreparedUpsert.window
+        var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, window), hot: hot)
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
@@ -426,10 +428,14 @@ package final class IndexStore: Sendable {
                 }
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now)
                 try writer.purgeExpired(now: now)
+                var next: PreparedUpsert.Background? = nil
                 for (position, operation) in operations.enumerated() {
-                    if position > 0, position % PreparedUpsert.window == 0 {
-                        prepared = PreparedUpsert.prepare(
-                            operations, in: position..<min(operations.count, position + PreparedUpsert.window), hot: hot)
+                    if position % window == 0 {
+                        if let next { prepared = next.result() }
+                        let following = position + window
+                        next = following < operations.count
+                            ? PreparedUpsert.Background(operations, in: following..<min(operations.count, following + window), hot: hot)
+                            : nil
                     }
                     try writer.apply(operation, prepared: prepared[position])
                 }

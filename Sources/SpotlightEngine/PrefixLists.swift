@@ -58,13 +58,17 @@ enum PrefixLists {
         /// The best items added to one prefix in the transaction. Invariant: every kept entry precedes every
         /// dropped one (so the kept ones are the best of all offered, and what was dropped ranks below them all).
         struct Added {
-            var entries: [Entry] = []
+            /// A binary heap with the entry every other one precedes at the root, so a bulk load's offer to a
+            /// full prefix costs a comparison, and a replacement a few (not a scan of hundreds of entries).
+            private(set) var entries: [Entry] = []
             /// How many entries the prefix's list keeps (`PrefixLists.capacity(length:)`).
             var capacity = PrefixLists.capacity
-            /// The position of the entry every other one precedes, once `entries` is full.
-            var lastIndex = 0
             /// The best entry left out, if any.
             var bestDropped: Entry? = nil
+
+            init(capacity: Int = PrefixLists.capacity) {
+                self.capacity = capacity
+            }
 
             mutating func insert(_ entry: Entry) {
                 if let bestDropped, !Entry.precedes(entry, bestDropped) {
@@ -73,13 +77,13 @@ enum PrefixLists {
                 }
                 if entries.count < capacity {
                     entries.append(entry)
-                    if entries.count == capacity { findLast() }
+                    siftUp(entries.count - 1)
                     return
                 }
-                if Entry.precedes(entry, entries[lastIndex]) {
-                    drop(entries[lastIndex])
-                    entries[lastIndex] = entry
-                    findLast()
+                if Entry.precedes(entry, entries[0]) {
+                    drop(entries[0])
+                    entries[0] = entry
+                    siftDown(0)
                 } else {
                     drop(entry)
                 }
@@ -92,14 +96,40 @@ enum PrefixLists {
             /// Takes out an item added earlier in the transaction; returns whether it was there.
             mutating func remove(_ item: Int64) -> Bool {
                 guard let i = entries.firstIndex(where: { $0.item == item }) else { return false }
-                entries.remove(at: i)
+                entries.swapAt(i, entries.count - 1)
+                entries.removeLast()
+                if i < entries.count {
+                    siftDown(i)
+                    siftUp(i)
+                }
                 return true
             }
 
-            private mutating func findLast() {
-                var last = 0
-                for i in entries.indices where Entry.precedes(entries[last], entries[i]) { last = i }
-                lastIndex = last
+            /// Whether `a` belongs nearer the root than `b`: every other entry precedes it.
+            @inline(__always)
+            private static func below(_ a: Entry, _ b: Entry) -> Bool { Entry.precedes(b, a) }
+
+            private mutating func siftUp(_ start: Int) {
+                var i = start
+                while i > 0 {
+                    let parent = (i - 1) / 2
+                    guard Self.below(entries[i], entries[parent]) else { return }
+                    entries.swapAt(i, parent)
+                    i = parent
+                }
+            }
+
+            private mutating func siftDown(_ start: Int) {
+                var i = start
+                while true {
+                    let left = 2 * i + 1, right = left + 1
+                    var lowest = i
+                    if left < entries.count, Self.below(entries[left], entries[lowest]) { lowest = left }
+                    if right < entries.count, Self.below(entries[right], entries[lowest]) { lowest = right }
+                    if lowest == i { return }
+                    entries.swapAt(i, lowest)
+                    i = lowest
+                }
             }
         }
 

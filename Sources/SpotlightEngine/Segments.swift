@@ -404,7 +404,7 @@ enum SegmentMerger {
                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
                              text: (Int64) throws -> String) throws {
         guard !postings.isEmpty else { return }
-        postings.sort { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
+        sortByTermThenItem(&postings)
         var lists: [EncodedList] = []
         var start = 0
         while start < postings.count {
@@ -420,6 +420,34 @@ enum SegmentMerger {
         postings.removeAll(keepingCapacity: true)
         try insertSegment(db, lists: &lists, postings: count, firstItem: firstItem, lastItem: lastItem, items: items,
                           deadItems: deadItems)
+    }
+
+    /// Sorts postings by (term, item). A writer appends them item by item in increasing id order, so a stable
+    /// counting sort by term (linear, a count per term id) gives that order; postings that came otherwise are
+    /// sorted by comparison.
+    static func sortByTermThenItem(_ postings: inout [(term: Int64, item: Int64, tiers: UInt8)]) {
+        let byComparison = { (postings: inout [(term: Int64, item: Int64, tiers: UInt8)]) in
+            postings.sort { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
+        }
+        var maximum: Int64 = 0
+        for p in postings {
+            guard p.term >= 0 else { return byComparison(&postings) }
+            maximum = max(maximum, p.term)
+        }
+        // Term ids are row ids of the vocabulary: a count array is at most a few million entries.
+        guard postings.count >= 64, maximum < 1 << 26, maximum <= Int64(postings.count) * 64 else { return byComparison(&postings) }
+        var start = [Int](repeating: 0, count: Int(maximum) + 2)
+        for p in postings { start[Int(p.term) + 1] += 1 }
+        for t in 1..<start.count { start[t] += start[t - 1] }
+        var sorted = postings
+        for p in postings {
+            sorted[start[Int(p.term)]] = p
+            start[Int(p.term)] += 1
+        }
+        for i in 1..<sorted.count where sorted[i].term == sorted[i - 1].term && sorted[i].item <= sorted[i - 1].item {
+            return byComparison(&postings)
+        }
+        postings = sorted
     }
 
     /// Writes a segment's encoded lists (one per term, in any order).

@@ -267,8 +267,30 @@ struct PreparedUpsert: Sendable {
 
     /// The prepared form of each replacing upsert (`isUpdate == false`, whose attributes are the item's own), by
     /// position in `operations`; empty for small batches.
-    /// Operations prepared at once: a larger batch is prepared a window at a time, so memory stays bounded.
-    static let window = 16_384
+    /// Operations prepared at once: a larger batch is prepared a window at a time, so memory stays bounded, and the
+    /// next window is prepared (`Background`) while the transaction applies one.
+    static let window = 2_048
+
+    /// A window prepared on other threads while the caller goes on.
+    final class Background: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let prepared = Mutex<[Int: PreparedUpsert]>([:])
+
+        init(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>) {
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                let result = PreparedUpsert.prepare(operations, in: range, hot: hot)
+                prepared.withLock { $0 = result }
+                done.signal()
+            }
+        }
+
+        /// Waits for the window.
+        func result() -> [Int: PreparedUpsert] {
+            done.wait()
+            done.signal()
+            return prepared.withLock { $0 }
+        }
+    }
 
     static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>) -> [Int: PreparedUpsert] {
         let positions = range.filter {
