@@ -296,7 +296,8 @@ package indirect enum TermLookup: Sendable, Hashable {
         struct Stop: Error {}
         var seen = Set<Int64>()
         func visit(_ list: PostingCodec.Reader) throws {
-            try list.forEach { item, mask in
+            // Blocks with no posting in the attribute's tiers are skipped undecoded.
+            try list.forEach(tiers: tiers) { item, mask in
                 if mask & tiers != 0, seen.insert(item).inserted, try !body(item) { throw Stop() }
             }
         }
@@ -318,9 +319,9 @@ package indirect enum TermLookup: Sendable, Hashable {
             if itemTiers & mask != 0 { ids.insert(item) }
         }
         if prefix {
-            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, _, list in try list.forEach(visit) }
+            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, _, list in try list.forEach(tiers: mask, visit) }
         } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
-            try PostingStore.forEachList(db, text: word) { try $0.forEach(visit) }
+            try PostingStore.forEachList(db, text: word) { try $0.forEach(tiers: mask, visit) }
         }
         return ids
     }

@@ -186,7 +186,7 @@ extension IndexStore {
                 try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, exact, list in
                     try checkCancellation()
                     let row = exact ? 1 : 2
-                    try list.forEach { item, tiers in consider(item, tiers, row) }
+                    try list.forEach(tiers: TextIndexer.freeTextMask) { item, tiers in consider(item, tiers, row) }
                 }
                 remaining = terms.filter { $0.kind == .typo }[...]
             }
@@ -201,7 +201,7 @@ extension IndexStore {
                         if sorted == nil { sorted = sortedIDs() }
                         try list.forEach(near: sorted!) { item, tiers in consider(item, tiers, row) }
                     } else {
-                        try list.forEach { item, tiers in consider(item, tiers, row) }
+                        try list.forEach(tiers: TextIndexer.freeTextMask) { item, tiers in consider(item, tiers, row) }
                     }
                 }
             }

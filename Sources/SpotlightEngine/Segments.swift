@@ -90,11 +90,16 @@ enum PostingCodec {
         var tierUnion: UInt8
     }
 
-    /// A decoder over bytes it does not own (a blob SQLite hands out, valid until the statement steps).
+    /// A decoder over bytes it does not own (a blob SQLite hands out, valid until the statement steps). It
+    /// allocates nothing: the skip directory is checked once when it is made and walked again by each read (a
+    /// prefix's terms are thousands of short lists, read once each).
     struct Reader {
         let bytes: UnsafeRawBufferPointer
         private(set) var count = 0
-        private(set) var blocks: [Block] = []
+        private(set) var blockCount = 0
+        /// Where the skip directory starts, and where the first block's postings start.
+        private var directory = 0
+        private var data = 0
 
         init(_ bytes: UnsafeRawBufferPointer) throws {
             self.bytes = bytes
@@ -108,28 +113,23 @@ enum PostingCodec {
                 throw Self.damaged
             }
             self.count = Int(count)
+            self.blockCount = Int(blockCount)
+            directory = offset
             var last: Int64 = 0
-            var entries: [(Int64, Int, UInt8)] = []
-            entries.reserveCapacity(Int(blockCount))
+            var total = 0
             for _ in 0..<Int(blockCount) {
                 let delta = try Self.varint(bytes, &offset)
                 let length = try Self.varint(bytes, &offset)
                 guard offset < bytes.count, delta <= UInt64(Int64.max), length <= UInt64(bytes.count) else { throw Self.damaged }
-                let union = bytes[offset]
-                offset += 1
+                offset += 1   // the block's tier union
                 let (sum, overflow) = last.addingReportingOverflow(Int64(delta))
                 guard !overflow else { throw Self.damaged }
                 last = sum
-                entries.append((last, Int(length), union))
+                total += Int(length)
+                guard total <= bytes.count else { throw Self.damaged }
             }
-            var position = offset
-            blocks.reserveCapacity(entries.count)
-            for (lastItem, length, union) in entries {
-                guard position + length <= bytes.count else { throw Self.damaged }
-                blocks.append(Block(lastItem: lastItem, offset: position, length: length, tierUnion: union))
-                position += length
-            }
-            guard position == bytes.count else { throw Self.damaged }
+            data = offset
+            guard data + total == bytes.count else { throw Self.damaged }
         }
 
         static let damaged = EngineError(.corruptIndex, "a posting list of the index is damaged")
@@ -149,20 +149,36 @@ enum PostingCodec {
             throw damaged
         }
 
-        /// The first item a block may hold: one past the previous block's last.
-        func firstPossibleItem(ofBlock b: Int) -> Int64 {
-            b == 0 ? 0 : blocks[b - 1].lastItem &+ 1
+        /// Calls `visit` with each block's skip data in order (its index, the previous block's last item, the
+        /// block) until it returns false.
+        @inline(__always)
+        func forEachBlock(_ visit: (Int, Int64, Block) throws -> Bool) throws {
+            var offset = directory
+            var position = data
+            var last: Int64 = 0
+            for b in 0..<blockCount {
+                // Checked when the reader was made.
+                let delta = try Self.varint(bytes, &offset)
+                let length = Int(try Self.varint(bytes, &offset))
+                let union = bytes[offset]
+                offset += 1
+                let previous = last
+                last = previous &+ Int64(delta)
+                let block = Block(lastItem: last, offset: position, length: length, tierUnion: union)
+                position += length
+                if try !visit(b, previous, block) { return }
+            }
         }
 
-        /// Calls `body` with every posting of block `b`, in item order.
+        /// Calls `body` with every posting of block `b` (after `previous`, the last item of the block before), in
+        /// item order.
         @inline(__always)
-        func forEach(inBlock b: Int, _ body: (Int64, UInt8) throws -> Void) throws {
-            let block = blocks[b]
+        func forEach(inBlock b: Int, _ block: Block, after previous: Int64, _ body: (Int64, UInt8) throws -> Void) throws {
             var offset = block.offset
             let end = block.offset + block.length
-            var item: Int64 = b == 0 ? 0 : blocks[b - 1].lastItem
+            var item: Int64 = b == 0 ? 0 : previous
             var n = 0
-            let expected = b == blocks.count - 1 ? count - b * PostingCodec.blockSize : PostingCodec.blockSize
+            let expected = b == blockCount - 1 ? count - b * PostingCodec.blockSize : PostingCodec.blockSize
             while offset < end {
                 var value: UInt64
                 let first = bytes[offset]
@@ -186,18 +202,31 @@ enum PostingCodec {
 
         /// Every posting, in item order.
         func forEach(_ body: (Int64, UInt8) throws -> Void) throws {
-            for b in blocks.indices { try forEach(inBlock: b, body) }
+            try forEachBlock { b, previous, block in
+                try forEach(inBlock: b, block, after: previous, body)
+                return true
+            }
+        }
+
+        /// The postings of the blocks holding a posting in one of `tiers` (a block's tier union says): the others
+        /// are skipped without decoding. `body` still sees the other postings of a decoded block.
+        func forEach(tiers: UInt8, _ body: (Int64, UInt8) throws -> Void) throws {
+            try forEachBlock { b, previous, block in
+                if block.tierUnion & tiers != 0 { try forEach(inBlock: b, block, after: previous, body) }
+                return true
+            }
         }
 
         /// The postings of the blocks that may hold one of `candidates` (sorted ascending); blocks whose range
         /// holds none are skipped without decoding. `body` still sees other items of a decoded block.
         func forEach(near candidates: [Int64], _ body: (Int64, UInt8) throws -> Void) throws {
             var c = 0
-            for b in blocks.indices {
-                let low = firstPossibleItem(ofBlock: b), high = blocks[b].lastItem
+            try forEachBlock { b, previous, block in
+                let low = b == 0 ? 0 : previous &+ 1
                 while c < candidates.count, candidates[c] < low { c += 1 }
-                if c == candidates.count { return }
-                if candidates[c] <= high { try forEach(inBlock: b, body) }
+                if c == candidates.count { return false }
+                if candidates[c] <= block.lastItem { try forEach(inBlock: b, block, after: previous, body) }
+                return true
             }
         }
     }

@@ -92,6 +92,26 @@ final class SegmentTests: XCTestCase {
         }
     }
 
+    func testBlocksWithoutATierAreSkippedAndTheOthersReadWhole() throws {
+        // Keywords (bit 1) only in items 1,000–1,300: of 24 blocks, three hold one; the metadata bit everywhere.
+        let postings = (1...3_000).map { i in
+            (item: Int64(i), tiers: UInt8((1_000...1_300).contains(i) && i % 7 == 0 ? 0b1_0010 : 0b1_0000))
+        }
+        let bytes = PostingCodec.encode(postings)
+        try bytes.withUnsafeBytes { raw in
+            let reader = try PostingCodec.Reader(raw)
+            var seen: [Int64] = []
+            try reader.forEach(tiers: 0b0010) { item, tiers in if tiers & 0b0010 != 0 { seen.append(item) } }
+            XCTAssertEqual(seen, postings.filter { $0.tiers & 0b0010 != 0 }.map(\.item), "every keyword posting, in order")
+            var decoded = 0
+            try reader.forEach(tiers: 0b0010) { _, _ in decoded += 1 }
+            XCTAssertLessThanOrEqual(decoded, 4 * PostingCodec.blockSize, "the blocks without one are not decoded")
+            decoded = 0
+            try reader.forEach(tiers: 0b1_0000) { _, _ in decoded += 1 }
+            XCTAssertEqual(decoded, postings.count)
+        }
+    }
+
     func testDamagedPostingBytesThrowAndNeverTrap() throws {
         var random = SplitMix64(state: 3)
         let postings = (1...700).map { (item: Int64($0 * 5), tiers: UInt8($0 % 15 + 1)) }
