@@ -12,7 +12,6 @@ import GRDBSQLite
 /// no match. A lower code is always more points (8, 7.2, 4.8, 4, 3.6, 2.4, 2, 1.8, 1.2, 1, 0.9, 0.6), so the best
 /// match of an item is the smallest code.
 enum MatchCode {
-    static let none: UInt8 = 0
     /// In a word's scratch: a candidate no posting of the word has matched yet (above every code).
     static let unmatched: UInt8 = 15
 
@@ -217,7 +216,6 @@ extension IndexStore {
                              isCancelled: (@Sendable () -> Bool)?) throws -> (dense: [Int32], codes: [UInt8])?
     {
         guard let candidates else {
-            guard space.complete else { return nil }
             var dense: [Int32] = [], codes: [UInt8] = []
             for entry in space.entries {
                 if let isCancelled, isCancelled() { throw EngineError(.cancelled, "cancelled") }
