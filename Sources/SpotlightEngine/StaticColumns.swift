@@ -242,6 +242,19 @@ final class ColumnCache: Sendable {
     /// large ones (through `store`'s own reads).
     func columns(_ db: Database, store: IndexStore) throws -> StaticColumns {
         let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, firstItem, lastItem FROM segment ORDER BY firstItem"))
+        // The item space numbers every id of every range in 32 bits, and columns hold an entry per id: ranges that
+        // are reversed, overlap or add up past that come only from damage, and are reported, never allocated.
+        var total: Int64 = 0
+        var end: Int64 = .min
+        for row in rows {
+            let first: Int64 = try row.stored(1), last: Int64 = try row.stored(2)
+            let (span, overflow) = last.subtractingReportingOverflow(first)
+            guard first > end, !overflow, span >= 0, span < Int64(Int32.max) - total else {
+                throw EngineError(.corruptIndex, "the index at \(store.url.path) is damaged: its segments' item ranges are impossible")
+            }
+            total += span + 1
+            end = last
+        }
         var missing: [(id: Int64, first: Int64, last: Int64)] = []
         let cached = cache.withLock { $0 }
         for row in rows {

@@ -112,6 +112,38 @@ final class SegmentTests: XCTestCase {
         }
     }
 
+    func testImpossibleSegmentRangesAreReportedAsDamageNeverAllocated() throws {
+        try store.apply((0..<50).map { .upsert(item("r\($0)", title: "range \($0)")) }, now: now)
+        try store.apply([.upsert(item("late", title: "range late"))], now: now)
+        XCTAssertEqual(try search("range").count, 51)
+        let url = store.url
+        // A range past what 32-bit item numbers hold, a reversed one, ranges that overlap: each is damage.
+        for damage in ["UPDATE segment SET lastItem = 9223372036854775000 WHERE id = (SELECT min(id) FROM segment)",
+                       "UPDATE segment SET lastItem = firstItem - 5 WHERE id = (SELECT min(id) FROM segment)",
+                       "UPDATE segment SET firstItem = 1 WHERE id = (SELECT max(id) FROM segment)"] {
+            try store.close()
+            let queue = try DatabaseQueue(path: url.path)
+            let saved = try queue.read { try Row.fetchAll($0, sql: "SELECT id, firstItem, lastItem FROM segment") }
+            try queue.write { try $0.execute(sql: damage) }
+            try queue.close()
+            store = try IndexStore(url: url)
+            XCTAssertThrowsError(try search("range"), damage) { error in
+                XCTAssertEqual((error as? EngineError)?.code, .corruptIndex, damage)
+            }
+            try store.close()
+            let repair = try DatabaseQueue(path: url.path)
+            try repair.write { db in
+                for row in saved {
+                    try db.execute(sql: "UPDATE segment SET firstItem = ?, lastItem = ? WHERE id = ?",
+                                   arguments: [row["firstItem"], row["lastItem"], row["id"]])
+                }
+            }
+            try repair.close()
+            store = try IndexStore(url: url)
+            XCTAssertEqual(try search("range").count, 51, "repaired")
+        }
+    }
+
     func testDamagedPostingBytesThrowAndNeverTrap() throws {
         var random = SplitMix64(state: 3)
         let postings = (1...700).map { (item: Int64($0 * 5), tiers: UInt8($0 % 15 + 1)) }
