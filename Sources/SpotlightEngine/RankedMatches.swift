@@ -59,15 +59,37 @@ struct Candidates {
 
     var count: Int { units.count }
 
-    /// Keeps the candidates at `kept` (ascending positions), with this word's codes `new` (parallel to `kept`).
-    mutating func keep(_ kept: [Int32], word: Int, codes new: [UInt8]) {
-        dense = kept.map { dense[Int($0)] }
-        units = kept.indices.map { units[Int(kept[$0])] + MatchCode.units[Int(new[$0])] }
+    /// The items the first word read matched (`dense`), with its codes, for a query of `words` words.
+    init(dense: [Int32], codes: [UInt8], word: Int, words: Int) {
+        self.dense = dense
+        units = codes.map { MatchCode.units[Int($0)] }
+        self.codes = [[UInt8]?](repeating: nil, count: words)
+        self.codes[word] = codes
+    }
+
+    /// Items named by id, matched by no word (nothing typed).
+    init(ids: [Int64]) {
+        self.ids = ids
+        units = [Int32](repeating: 0, count: ids.count)
+    }
+
+    /// A filter's items (dense numbers) before any word is read.
+    init(filtered dense: [Int32], words: Int) {
+        self.dense = dense
+        units = [Int32](repeating: 0, count: dense.count)
+        codes = [[UInt8]?](repeating: nil, count: words)
+    }
+
+    /// Keeps the candidates that `word` matched: `new` holds its code for each candidate (not a match: dropped).
+    mutating func narrow(word: Int, codes new: [UInt8]) {
+        let kept = new.indices.filter { MatchCode.isMatch(new[$0]) }
+        dense = kept.map { dense[$0] }
+        units = kept.map { units[$0] + MatchCode.units[Int(new[$0])] }
         for w in codes.indices where codes[w] != nil {
             let old = codes[w]!
-            codes[w] = kept.map { old[Int($0)] }
+            codes[w] = kept.map { old[$0] }
         }
-        codes[word] = new
+        codes[word] = kept.map { new[$0] }
     }
 }
 

@@ -121,8 +121,7 @@ final class SegmentColumns: Sendable {
     /// The code of `letter` (`Initials`) of the item at `i`.
     @inline(__always)
     func initial(at i: Int, letter: Int) -> UInt8 {
-        let byte = initials[i * Initials.byteCount + letter >> 1]
-        return letter & 1 == 0 ? byte & 0x0F : byte >> 4
+        Initials.code(initials[i * Initials.byteCount..<(i + 1) * Initials.byteCount], letter: letter)
     }
 
     func uid(at i: Int) -> String {
@@ -157,7 +156,8 @@ struct StaticColumns {
         var laid: [Entry] = []
         laid.reserveCapacity(entries.count)
         var offset = 0
-        for entry in entries where entry.last >= entry.first {
+        // (`ColumnCache.columns` refuses reversed, overlapping and oversized ranges as damage.)
+        for entry in entries {
             laid.append(Entry(first: entry.first, last: entry.last, offset: offset, columns: entry.columns))
             offset += Int(entry.last - entry.first + 1)
         }

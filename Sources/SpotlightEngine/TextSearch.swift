@@ -222,15 +222,15 @@ extension IndexStore {
             if words.isEmpty {
                 // Nothing typed: the filter's items, or the items with the best hint and recency, by their static
                 // signals alone.
-                var ids: [Int64]
+                let ids: [Int64]
                 if let filterIDs {
                     ids = Array(filterIDs)
                 } else {
                     ids = try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC LIMIT ?",
                                              arguments: [now, max(options.limit, 1) * 4])
                 }
-                let candidates = Candidates(dense: [], units: [Int32](repeating: 0, count: ids.count), codes: [], ids: ids)
-                return try Self.topHits(db, candidates: candidates, words: [], options: options, columns: space, accepted: accepted)
+                return try Self.topHits(db, candidates: Candidates(ids: ids), words: [], options: options, columns: space,
+                                        accepted: accepted)
             }
             // Words with the fewest postings first, so the candidate set shrinks fast. A letter the initials answer
             // comes last whatever its postings (they are never read, and counting them reads thousands of terms).
@@ -244,9 +244,7 @@ extension IndexStore {
             var candidates: Candidates? = filterIDs.map { ids in
                 // Ascending ids give ascending dense numbers, most in the segment of the one before.
                 var cursor = SpaceCursor(space)
-                let dense = ids.compactMap { cursor.index(of: $0).map(Int32.init) }
-                return Candidates(dense: dense, units: [Int32](repeating: 0, count: dense.count),
-                                  codes: [[UInt8]?](repeating: nil, count: words.count))
+                return Candidates(filtered: ids.compactMap { cursor.index(of: $0).map(Int32.init) }, words: words.count)
             }
             if candidates?.count == 0 { return [] }
             // One byte per item while a word's postings are read: 0 not a candidate, `MatchCode.unmatched` a
@@ -261,14 +259,10 @@ extension IndexStore {
                 if i == words.count - 1, let letter = initialLetter,
                    let found = try Self.initialCodes(db, letter: letter, candidates: candidates, space: space,
                                                      isCancelled: options.isCancelled) {
-                    if var current = candidates {
-                        let kept = found.codes.indices.filter { MatchCode.isMatch(found.codes[$0]) }
-                        current.keep(kept.map(Int32.init), word: i, codes: kept.map { found.codes[$0] })
-                        candidates = current
+                    if candidates == nil {
+                        candidates = Candidates(dense: found.dense, codes: found.codes, word: i, words: words.count)
                     } else {
-                        var codes = [[UInt8]?](repeating: nil, count: words.count)
-                        codes[i] = found.codes
-                        candidates = Candidates(dense: found.dense, units: found.codes.map { MatchCode.units[Int($0)] }, codes: codes)
+                        candidates!.narrow(word: i, codes: found.codes)
                     }
                     if candidates!.count == 0 { break }
                     continue
@@ -278,21 +272,16 @@ extension IndexStore {
                 let frequency = ordered == Int.max ? try Self.documentFrequency(db, word: word, prefix: isPrefix) : ordered
                 let typos = options.typoTolerance && frequency < Typos.expansionThreshold
                 ranked[i].typos = typos
-                if var current = candidates,
+                if let current = candidates,
                    current.count <= (typos ? max(Self.forwardCheckLimit, frequency / Self.postingsPerForwardCheck)
                                            : frequency / Self.postingsPerForwardCheck) {
                     // Few candidates left: read their words instead of the word's postings.
                     let ids = (0..<current.count).map { space.item(at: Int(current.dense[$0])) }
                     try Self.loadTerms(db, ids: ids.filter { forward[$0] == nil }, into: &forward)
-                    var kept: [Int32] = [], codes: [UInt8] = []
-                    for k in 0..<current.count {
-                        if let match = Self.forwardMatch(word, prefix: isPrefix, terms: forward[ids[k]] ?? [:], typos: typos) {
-                            kept.append(Int32(k))
-                            codes.append(MatchCode.make(tier: match.tier, kind: match.kind))
-                        }
-                    }
-                    current.keep(kept, word: i, codes: codes)
-                    candidates = current
+                    candidates!.narrow(word: i, codes: ids.map { id in
+                        Self.forwardMatch(word, prefix: isPrefix, terms: forward[id] ?? [:], typos: typos)
+                            .map { MatchCode.make(tier: $0.tier, kind: $0.kind) } ?? 0
+                    })
                 } else {
                     if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: space.count) }
                     var touched: [Int32] = []
@@ -303,28 +292,17 @@ extension IndexStore {
                                       candidates: candidates?.count,
                                       sortedIDs: { candidates!.dense.map { space.item(at: Int($0)) }.sorted() },
                                       touched: &touched, isCancelled: options.isCancelled)
-                    if var current = candidates {
-                        var kept: [Int32] = [], codes: [UInt8] = []
-                        for k in 0..<current.count {
-                            let d = Int(current.dense[k])
-                            let code = scratch[d]
-                            scratch[d] = 0
-                            if MatchCode.isMatch(code) {
-                                kept.append(Int32(k))
-                                codes.append(code)
-                            }
-                        }
-                        current.keep(kept, word: i, codes: codes)
-                        candidates = current
+                    // The word's code for each item read, the scratch left all zeros.
+                    let read = candidates?.dense ?? touched
+                    let codes = read.map { d -> UInt8 in
+                        let code = scratch[Int(d)]
+                        scratch[Int(d)] = 0
+                        return code
+                    }
+                    if candidates == nil {
+                        candidates = Candidates(dense: touched, codes: codes, word: i, words: words.count)
                     } else {
-                        let codes = touched.map { d -> UInt8 in
-                            let code = scratch[Int(d)]
-                            scratch[Int(d)] = 0
-                            return code
-                        }
-                        var all = [[UInt8]?](repeating: nil, count: words.count)
-                        all[i] = codes
-                        candidates = Candidates(dense: touched, units: codes.map { MatchCode.units[Int($0)] }, codes: all)
+                        candidates!.narrow(word: i, codes: codes)
                     }
                 }
                 if candidates!.count == 0 { break }
