@@ -24,10 +24,14 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Debian's libzstd, for the engine's stored attributes (scripts/bootstrap.sh installs libzstd-dev).
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // systemd's sd-bus (Debian's libsystemd-dev, installed by scripts/bootstrap.sh), for the desktop's search providers.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Unicode folding, word splitting and wildcard matching shared by the query language and the engine.
         .target(name: "SpotlightText"),
         // The Spotlight query language: lexer, parser, AST, canonical printer, diagnostics, evaluation semantics.
@@ -68,10 +72,21 @@ let package = Package(
         ),
         // The system half: apps known to the system, continuation, reindex extensions, index health.
         .target(name: "SpotlightSystem", dependencies: ["OpenCoreSpotlight", "SpotlightEngine"]),
+        // Spotlight on the Linux desktop: GNOME Shell's and KRunner's search providers over D-Bus, and the local search
+        // page (Hummingbird on the loopback interface).
+        .target(
+            name: "SpotlightDesktop",
+            dependencies: [
+                "SpotlightSystem", "OpenCoreSpotlight", "CSystemd",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The `spotlight` command: search every app's index on the machine.
         .executableTarget(
             name: "spotlight",
-            dependencies: ["SpotlightSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["SpotlightSystem", "SpotlightDesktop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "spotlight-demo", dependencies: ["OpenCoreSpotlight"]),
         // The benchmark command (issue 5): our engine's figures in the peers' JSON schema. Not part of the tests,
@@ -127,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SpotlightSystemTests",
-            dependencies: ["SpotlightSystem", "spotlight", "colleagues", "smoothies", "spotlight-demo", "tags"]
+            dependencies: ["SpotlightSystem", "SpotlightDesktop", "spotlight", "colleagues", "smoothies", "spotlight-demo", "tags"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine needs to build OpenSpotlight: a Swift 6 toolchain must already be on PATH
-# (the machine image provides it); SQLite's and zstd's headers, zcat and desktop-file-validate come from Debian's
-# packages.
+# (the machine image provides it); SQLite's, zstd's and sd-bus's headers, zcat and desktop-file-validate come from
+# Debian's packages.
 set -euo pipefail
 
 need=()
@@ -9,6 +9,8 @@ command -v zcat >/dev/null 2>&1 || need+=(gzip)
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
 # The engine compresses stored attributes with zstd.
 [ -f /usr/include/zstd.h ] || need+=(libzstd-dev)
+# The desktop's search providers speak D-Bus through systemd's sd-bus.
+[ -f /usr/include/systemd/sd-bus.h ] || need+=(libsystemd-dev)
 # Tests check the desktop entries apps write with the freedesktop validator.
 command -v desktop-file-validate >/dev/null 2>&1 || need+=(desktop-file-utils)
 if [ ${#need[@]} -gt 0 ]; then

@@ -3,7 +3,10 @@
 # and bash, zsh and fish completions, each where its tool looks.
 #
 #   scripts/install.sh [PREFIX]               PREFIX defaults to ~/.local
-#   scripts/install.sh --uninstall [PREFIX]   removes what an install put there
+#   scripts/install.sh --desktop [PREFIX]     …and puts Spotlight into the desktop's search: the D-Bus service that
+#                                             starts GNOME Shell's and KRunner's providers, their files, and the
+#                                             Spotlight desktop entry (`spotlight desktop install`; see System.md)
+#   scripts/install.sh --uninstall [PREFIX]   removes what an install put there (the desktop's files too)
 #
 #   PREFIX/bin/spotlight
 #   PREFIX/share/man/man1/spotlight.1
@@ -16,7 +19,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 uninstall=false
-if [ "${1:-}" = "--uninstall" ]; then uninstall=true; shift; fi
+desktop=false
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --uninstall) uninstall=true; shift ;;
+        --desktop) desktop=true; shift ;;
+        *) break ;;
+    esac
+done
 prefix="${1:-${HOME:?HOME is not set}/.local}"
 case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
 files=(
@@ -28,6 +38,7 @@ files=(
 )
 
 if $uninstall; then
+    if [ -x "$prefix/bin/spotlight" ]; then "$prefix/bin/spotlight" desktop uninstall; fi
     for file in "${files[@]}"; do
         if [ -e "$file" ]; then rm -f "$file" && echo "removed $file"; fi
     done
@@ -54,3 +65,6 @@ install -m 0644 "$manual" "$prefix/share/man/man1/spotlight.1"
 "$binary" --generate-completion-script fish > "$prefix/share/fish/vendor_completions.d/spotlight.fish"
 for file in "${files[@]}"; do echo "installed $file"; done
 case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "install: add $prefix/bin to PATH to run spotlight" >&2 ;; esac
+if $desktop; then
+    "$prefix/bin/spotlight" desktop install
+fi

@@ -18,4 +18,17 @@ grep -q "complete -c 'spotlight'" "$prefix/share/fish/vendor_completions.d/spotl
 scripts/install.sh --uninstall "$prefix" > /dev/null
 left="$(find "$prefix" -type f)"
 [ -z "$left" ] || fail "--uninstall left: $left"
-echo "test-install: 1 passed, 0 failed"
+
+# --desktop: the desktop's files too, starting the installed command; --uninstall removes them as well.
+export XDG_DATA_HOME="$prefix/xdg-data" XDG_CONFIG_HOME="$prefix/xdg-config"
+OPENSPOTLIGHT_BUILD_CONFIGURATION=debug scripts/install.sh --desktop "$prefix" > "$prefix.log" 2>&1 || { cat "$prefix.log" >&2; fail "install.sh --desktop exited $?"; }
+rm -f "$prefix.log"
+service="$XDG_DATA_HOME/dbus-1/services/org.openspotlight.SearchProvider.service"
+grep -qx "Exec=$prefix/bin/spotlight serve --dbus" "$service" || fail "the D-Bus service does not start the installed command: $(cat "$service")"
+[ -f "$XDG_DATA_HOME/gnome-shell/search-providers/org.openspotlight.SearchProvider.ini" ] || fail "no GNOME Shell provider file"
+[ -f "$XDG_DATA_HOME/krunner/dbusplugins/org.openspotlight.SearchProvider.desktop" ] || fail "no KRunner plugin file"
+desktop-file-validate "$XDG_DATA_HOME/applications/org.openspotlight.Spotlight.desktop" || fail "the Spotlight desktop entry is invalid"
+scripts/install.sh --uninstall "$prefix" > /dev/null
+left="$(find "$prefix" -type f)"
+[ -z "$left" ] || fail "--uninstall after --desktop left: $left"
+echo "test-install: 2 passed, 0 failed"

@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
+# A session bus, busctl, gdbus, headless Chromium and Selenium for the desktop and search-page tests.
+source scripts/bootstrap-tests.sh
 swift build --build-tests
 # The install script, end to end in a throwaway prefix (reuses the debug build).
 scripts/test-install.sh

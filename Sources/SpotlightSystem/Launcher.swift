@@ -8,15 +8,22 @@ public enum Launcher {
     /// appended). Default: `xdg-open`.
     public static let openerEnvironmentVariable = "OPENSPOTLIGHT_OPENER"
 
+    /// The environment variable naming the terminal emulator that runs a terminal app (`Terminal=true`) continued
+    /// from the desktop (a command line; the app's command is appended). Default: `x-terminal-emulator -e`, else
+    /// the first of gnome-terminal, konsole and xterm on `PATH`.
+    public static let terminalEnvironmentVariable = "OPENSPOTLIGHT_TERMINAL"
+
     /// Continues an activity in its app: runs the app's `Exec` with the continuation URL.
     ///
-    /// A terminal app (`Terminal=true`) runs in the caller's terminal and is waited for; its exit status is
-    /// returned. Any other app is started detached (standard streams to `/dev/null`) and `nil` is returned.
+    /// From a terminal (`fromDesktop` false), a terminal app (`Terminal=true`) runs in the caller's terminal and is
+    /// waited for; its exit status is returned. From the desktop (a search provider, the search page), it runs in
+    /// a new terminal emulator window, detached. Any other app is started detached (standard streams to
+    /// `/dev/null`) and `nil` is returned.
     ///
     /// - Throws: `SystemError` when the app's `Exec` is malformed or its program cannot be started.
     @discardableResult
     public static func `continue`(_ payload: ContinuationPayload, in app: SpotlightApp,
-                                  root: URL = OpenSpotlight.rootDirectory) throws -> Int32? {
+                                  root: URL = OpenSpotlight.rootDirectory, fromDesktop: Bool = false) throws -> Int32? {
         guard payload.applicationIdentifier == app.applicationIdentifier else {
             throw SystemError("a continuation for \(payload.applicationIdentifier) cannot be sent to \(app.applicationIdentifier)")
         }
@@ -29,7 +36,27 @@ public enum Launcher {
         } catch {
             throw SystemError("\(app.displayName) has a malformed Exec line (\(app.exec)): \(error)")
         }
-        return try run(command, wait: app.terminal, environment: ["OPENSPOTLIGHT_HOME": root.path])
+        let environment = ["OPENSPOTLIGHT_HOME": root.path]
+        if fromDesktop {
+            return try run(app.terminal ? try terminalEmulator() + command : command, wait: false, environment: environment)
+        }
+        return try run(command, wait: app.terminal, environment: environment)
+    }
+
+    /// The command line that runs a program in a new terminal window: `$OPENSPOTLIGHT_TERMINAL`, else the first
+    /// known emulator on `PATH`.
+    static func terminalEmulator() throws -> [String] {
+        if let configured = ProcessInfo.processInfo.environment[terminalEnvironmentVariable], !configured.isEmpty {
+            return try DesktopEntry.splitExec(configured).compactMap {
+                if case .literal(let s) = $0 { return s } else { return nil }
+            }
+        }
+        for candidate in [["x-terminal-emulator", "-e"], ["gnome-terminal", "--"], ["konsole", "-e"], ["xterm", "-e"]]
+            where resolve(candidate[0]) != nil {
+            return candidate
+        }
+        throw SystemError("this app runs in a terminal, and no terminal emulator was found"
+            + " (Debian: apt install xterm, or set \(terminalEnvironmentVariable))")
     }
 
     /// Opens a URI (`tel:+1…`, `geo:48.85,2.35`) with the desktop's handler: `$OPENSPOTLIGHT_OPENER`, else

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import OpenCoreSpotlight
 
 /// An app as the system knows it: identifier, name, icon, how to continue an activity in it, and its reindex
@@ -194,17 +195,44 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
                 .filter { $0.hasSuffix(".desktop") }.sorted()
             for name in names {
                 let url = directory.appendingPathComponent(name)
-                // A registration reached through a symbolic link is not trusted: `spotlight` runs its Exec lines.
-                guard let data = SystemLocations.readRegularFile(url), let text = String(data: data, encoding: .utf8),
-                      text.contains(Key.applicationIdentifier),
-                      let app = SpotlightApp(desktopEntry: DesktopEntry(parsing: text), file: url),
-                      !seen.contains(app.applicationIdentifier) else { continue }
+                guard let app = Self.registration(at: url), !seen.contains(app.applicationIdentifier) else { continue }
                 seen.insert(app.applicationIdentifier)
                 apps.append(app)
             }
         }
         return apps.sorted { $0.applicationIdentifier < $1.applicationIdentifier }
     }
+
+    /// The registration a desktop entry holds, if any. A long-running process (the desktop's search providers)
+    /// lists the applications at every search: a file unchanged since it was last read (same inode, size and
+    /// modification time) is not read again.
+    private static func registration(at url: URL) -> SpotlightApp? {
+        var info = stat()
+        // A registration reached through a symbolic link is not trusted: `spotlight` runs its Exec lines.
+        guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let signature = FileSignature(inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                                      seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec))
+        if let cached = registrationCache.withLock({ $0[url.path] }), cached.signature == signature { return cached.app }
+        var app: SpotlightApp?
+        if let data = SystemLocations.readRegularFile(url), let text = String(data: data, encoding: .utf8),
+           text.contains(Key.applicationIdentifier) {
+            app = SpotlightApp(desktopEntry: DesktopEntry(parsing: text), file: url)
+        }
+        registrationCache.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[url.path] = (signature, app)
+        }
+        return app
+    }
+
+    private struct FileSignature: Equatable {
+        var inode: UInt64
+        var size: Int64
+        var seconds: Int64
+        var nanoseconds: Int64
+    }
+
+    private static let registrationCache = Mutex<[String: (signature: FileSignature, app: SpotlightApp?)]>([:])
 
     /// The registration of an app identifier.
     public static func registered(_ applicationIdentifier: String) -> SpotlightApp? {

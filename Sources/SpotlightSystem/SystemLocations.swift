@@ -66,7 +66,7 @@ public enum SystemLocations {
 
     /// Writes a file atomically with mode 0600 whatever the umask; a symbolic link in its place is replaced,
     /// never written through.
-    static func writePrivateFile(_ data: Data, to url: URL) throws {
+    public static func writePrivateFile(_ data: Data, to url: URL) throws {
         try createPrivateDirectory(url.deletingLastPathComponent())
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")

@@ -70,6 +70,8 @@ public struct SystemSearch: @unchecked Sendable {
         public var latitude: Double?
         public var longitude: Double?
         public var contentURL: String?
+        /// The item's thumbnail, when it is a local file (`thumbnailURL`).
+        public var thumbnailPath: String?
         public var lastUsedDate: Date?
         /// Why it scored what it did.
         public var explanation: String?
@@ -399,7 +401,7 @@ struct Candidate {
             title: title, description: info.description,
             actions: actions, score: (score * 1000).rounded() / 1000, activityIdentifier: activity?.uniqueIdentifier,
             activityType: activity?.activityType, visitCount: activity?.visitCount, phoneNumbers: info.phoneNumbers,
-            latitude: info.latitude, longitude: info.longitude, contentURL: info.contentURL,
+            latitude: info.latitude, longitude: info.longitude, contentURL: info.contentURL, thumbnailPath: info.thumbnailPath,
             lastUsedDate: activity?.lastVisit ?? item.lastUsedDate, explanation: explanation,
             titleHighlight: highlights?.name.flatMap { $0.text == title && !$0.ranges.isEmpty ? SystemSearch.Highlight($0) : nil },
             snippet: highlights?.snippet.flatMap { snippet in
@@ -418,6 +420,7 @@ struct ItemSummary {
     var canCall = false
     var canNavigate = false
     var contentURL: String?
+    var thumbnailPath: String?
 
     init(_ item: StoredItem) {
         let a = item.attributes
@@ -430,6 +433,7 @@ struct ItemSummary {
         canCall = (a["supportsPhoneCall"]?.numericValue ?? 0) != 0 && phoneNumbers != nil
         canNavigate = (a["supportsNavigation"]?.numericValue ?? 0) != 0 && latitude != nil && longitude != nil
         if case .url(let u)? = a["contentURL"] { contentURL = u.absoluteString }
+        if case .url(let u)? = a["thumbnailURL"], u.isFileURL { thumbnailPath = u.path }
     }
 
     static func string(_ value: AttributeValue?) -> String? {

@@ -27,7 +27,7 @@ struct Spotlight: AsyncParsableCommand {
             """,
         version: "spotlight (OpenSpotlight) \(String(cString: CoreSpotlightVersionString).dropFirst("OpenSpotlight-".count))",
         subcommands: [Search.self, Open.self, Call.self, Directions.self, Apps.self, Query.self, Doctor.self, Reindex.self,
-                      ItemData.self, ItemFile.self, ItemFromApp.self, Forget.self, Backup.self],
+                      ItemData.self, ItemFile.self, ItemFromApp.self, Forget.self, Backup.self, Serve.self, Desktop.self],
         defaultSubcommand: Search.self)
 }
 
