@@ -94,6 +94,11 @@ extension IndexStore {
     ///
     /// Candidates come from the inverted index when the plan names them and they are a small part of the store;
     /// otherwise every item is checked in one sequential pass.
+    /// An AND whose narrowest streamable part has at least this many postings streams that part (below: read all).
+    static let streamedIntersectionMinimum = 1_000
+    /// How many items a streamed AND checks before it falls back to intersecting its parts.
+    static let streamedIntersectionBudget = 200
+
     package func forEachMatch(_ query: CompiledQuery, plan: QueryPlan, options: QueryOptions = QueryOptions(),
                              batchSize: Int = 100, firstBatchSize: Int = 20,
                              deliver: ([StoredItem]) throws -> Bool) throws {
@@ -121,6 +126,35 @@ extension IndexStore {
                 if options.limit > 0, delivered >= options.limit { return false }
                 return true
             }
+            let fetch = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+            // Items already checked while streaming (below): the fallback skips them.
+            var streamed = Set<Int64>()
+            if case .candidates(.all(let parts)) = plan {
+                // Broad parts ANDed (`keywords == "de*"cwdt && keywords == "lib*"cwdt`): materialising each part reads
+                // tens of thousands of postings, while the first batch is usually among the first items of the
+                // narrowest part. Stream that part and check each item against the whole query; only when a budget
+                // of items brings too few matches (a sparse intersection), fall back to intersecting the parts.
+                var narrowest: (word: String, prefix: Bool, tiers: UInt8, estimate: Int)?
+                for part in parts {
+                    guard case .tieredTerm(let word, let prefix, let tiers) = part else { continue }
+                    let estimate = try part.estimatedCount(db)
+                    if estimate < narrowest?.estimate ?? .max { narrowest = (word, prefix, tiers, estimate) }
+                }
+                if let narrowest, narrowest.estimate >= Self.streamedIntersectionMinimum {
+                    var exhausted = false, finished = false
+                    try TermLookup.forEachPosting(db, word: narrowest.word, prefix: narrowest.prefix, tiers: narrowest.tiers) { id in
+                        guard streamed.count < Self.streamedIntersectionBudget else { exhausted = true; return false }
+                        streamed.insert(id)
+                        guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { return true }
+                        if try !consider(row) { finished = true; return false }
+                        return true
+                    }
+                    if !exhausted || finished {
+                        if !stopped, !batch.isEmpty { _ = try deliver(batch) }
+                        return
+                    }
+                }
+            }
             var lookup: TermLookup? = nil
             if case .candidates(let l) = plan {
                 if case .tieredTerm = l {
@@ -134,7 +168,6 @@ extension IndexStore {
                     if try l.estimatedCount(db, cap: threshold + 1) <= threshold { lookup = l }
                 }
             }
-            let fetch = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
             if case .tieredTerm(let word, let prefix, let tiers)? = lookup {
                 // One attribute's word or prefix (the common `keywords == "natural*"cwdt`): items are delivered as
                 // the lists are read, so the first batch comes before most of a common prefix's lists are read.
@@ -144,14 +177,15 @@ extension IndexStore {
                 }
             } else if let lookup {
                 let ids = try lookup.candidateIDs(db)
-                for id in ids {
+                for id in ids where !streamed.contains(id) {
                     guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { continue }
                     if try !consider(row) { break }
                 }
             } else {
-                let cursor = try Row.fetchCursor(db, sql: "SELECT uid, domain, expires, attrs FROM item WHERE expires > ? ORDER BY id",
+                let cursor = try Row.fetchCursor(db, sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE expires > ? ORDER BY id",
                                                  arguments: [now])
                 while let row = try cursor.next() {
+                    if !streamed.isEmpty, streamed.contains(row[0]) { continue }
                     if try !consider(row) { break }
                 }
             }

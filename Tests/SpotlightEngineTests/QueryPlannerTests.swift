@@ -111,6 +111,54 @@ final class QueryPlannerTests: XCTestCase {
         XCTAssertEqual(Set(all.map(\.uniqueIdentifier)).count, 300, "each item once")
     }
 
+    func testBroadPartsAndedStreamTheNarrowestAndFallBackWhenTheIntersectionIsSparse() throws {
+        // Items 0..<1200 have `delta` keywords only; 1200..<2700 have `alpha…` keywords, every third or every other
+        // also `beta…` (a dense intersection: the first batch comes from streaming); the last five have `delta` too
+        // (a sparse intersection: streaming `delta` meets 1,200 non-matches first, runs out of its budget, and the
+        // intersection finds the five). Every way, each match comes once and the matches are the brute-force ones.
+        let deltaOnly = 1_200, total = 2_700
+        XCTAssertGreaterThan(deltaOnly, IndexStore.streamedIntersectionMinimum)
+        XCTAssertGreaterThan(deltaOnly, IndexStore.streamedIntersectionBudget)
+        func id(_ i: Int) -> String { String(format: "k%04d", i) }
+        try store.apply((0..<total).map { i in
+            var words: [AttributeValue] = []
+            if i < deltaOnly || i >= total - 5 { words.append(.string("delta")) }
+            if i >= deltaOnly {
+                words.append(.string("alpha\(i % 7)"))
+                if i % 3 == 0 { words.append(.string("beta")) }
+                if i % 2 == 0 { words.append(.string("betamax")) }
+            }
+            return .upsert(StoredItem(uniqueIdentifier: id(i), expirationDate: now.addingTimeInterval(86_400),
+                                      attributes: ["keywords": .array(words), "title": .string("item \(i)")]))
+        }, now: now)
+        func run(_ text: String, limit: Int) throws -> [String] {
+            let expression = try QueryParser.parse(text)
+            let plan = QueryPlanner.plan(expression, now: now, calendar: calendar)
+            guard case .candidates(.all) = plan else { XCTFail("\(text) plans as an intersection: \(plan)"); return [] }
+            return try store.items(matching: CompiledQuery(expression, now: now, calendar: calendar), plan: plan,
+                                   options: QueryOptions(limit: limit, now: now)).map(\.uniqueIdentifier)
+        }
+        let dense = #"(keywords == "alpha*"cwdt) && (keywords == "beta*"cwdt)"#
+        let expectedDense = Set((deltaOnly..<total).filter { $0 % 3 == 0 || $0 % 2 == 0 }.map(id))
+        let all = try run(dense, limit: 0)
+        XCTAssertEqual(all.count, expectedDense.count, "each match once")
+        XCTAssertEqual(Set(all), expectedDense)
+        let first = try run(dense, limit: 20)
+        XCTAssertEqual(first.count, 20)
+        XCTAssertTrue(Set(first).isSubset(of: expectedDense))
+
+        let sparse = #"(keywords == "delta"cwdt) && (keywords == "alpha*"cwdt)"#
+        let expectedSparse = (total - 5..<total).map(id)
+        XCTAssertEqual(try run(sparse, limit: 0).sorted(), expectedSparse)
+        XCTAssertEqual(try run(sparse, limit: 20).sorted(), expectedSparse, "the fallback finds what streaming did not")
+        XCTAssertEqual(try run(sparse, limit: 3).count, 3)
+        // A part that is not a term (a title comparison) is checked on every item, streamed or not.
+        let mixed = #"(keywords == "delta"cwdt) && (keywords == "alpha*"cwdt) && title == "item 2699""#
+        XCTAssertEqual(try run(mixed, limit: 0), [id(total - 1)])
+        let none = #"(keywords == "delta"cwdt) && (keywords == "beta"cwdt) && title == "item 5""#
+        XCTAssertEqual(try run(none, limit: 0), [])
+    }
+
     func testNumbersAndDatesPlanAsRanges() throws {
         func lookup(_ q: String) throws -> TermLookup? {
             QueryPlanner.lookup(try QueryParser.parse(q), now: now, calendar: calendar)

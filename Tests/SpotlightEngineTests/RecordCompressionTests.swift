@@ -1,5 +1,6 @@
 import Foundation
 import SpotlightTestSupport
+import Synchronization
 import XCTest
 @testable import SpotlightEngine
 
@@ -24,6 +25,27 @@ final class RecordCompressionTests: XCTestCase {
         let small: [String: AttributeValue] = ["title": .string("x")]
         XCTAssertFalse(ValueCodec.isCompressed(ValueCodec.stored(attributes: small, custom: [:])))
         XCTAssertEqual(try ValueCodec.decode(ValueCodec.stored(attributes: small, custom: [:])).attributes, small)
+    }
+
+    func testReusedContextsServeManyThreadsAndSurviveDamagedFrames() throws {
+        // The contexts are pooled: records compressed and read back on many threads at once each come back whole,
+        // and a damaged frame read in between leaves no context in a state that spoils the next record.
+        let failures = Mutex<[String]>([])
+        let attributes = self.attributes
+        DispatchQueue.concurrentPerform(iterations: 16) { thread in
+            for i in 0..<150 {
+                var record = attributes
+                record["title"] = .string("record \(thread)-\(i) " + String(repeating: "words \(i) ", count: i % 40))
+                let stored = ValueCodec.stored(attributes: record, custom: [:])
+                if i % 10 == 0, ValueCodec.isCompressed(stored) {
+                    var damaged = stored
+                    damaged[damaged.count / 2] ^= 0xFF
+                    _ = try? ValueCodec.decode(damaged)
+                }
+                if (try? ValueCodec.decode(stored).attributes) != record { failures.withLock { $0.append("\(thread)-\(i)") } }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
     }
 
     func testNoUncompressedRecordLooksLikeAFrame() {
