@@ -13,14 +13,17 @@ command -v zcat >/dev/null 2>&1 || need+=(gzip)
 [ -f /usr/include/systemd/sd-bus.h ] || need+=(libsystemd-dev)
 # Tests check the desktop entries apps write with the freedesktop validator.
 command -v desktop-file-validate >/dev/null 2>&1 || need+=(desktop-file-utils)
-if [ ${#need[@]} -gt 0 ]; then
-    echo "bootstrap: installing ${need[*]}" >&2
-    SUDO=""
-    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+# Installs Debian packages (as root, or through sudo); scripts/bootstrap-tests.sh uses it too.
+openspotlight_apt_install() {
+    [ $# -gt 0 ] || return 0
+    echo "bootstrap: installing $*" >&2
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
     export DEBIAN_FRONTEND=noninteractive
-    $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+openspotlight_apt_install "${need[@]}"
 
 if ! command -v swift >/dev/null 2>&1; then
     for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin; do

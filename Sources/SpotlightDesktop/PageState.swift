@@ -20,10 +20,7 @@ public struct PageState: Codable, Sendable, Hashable {
     }
 
     public static func url(root: URL = OpenSpotlight.rootDirectory) -> URL {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
-           FileManager.default.fileExists(atPath: runtime) {
-            return URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("openspotlight/page.json")
-        }
+        if let runtime = SystemLocations.runtimeDirectory { return runtime.appendingPathComponent("page.json") }
         return SystemLocations.systemDirectory(root: root).appendingPathComponent("page.json")
     }
 

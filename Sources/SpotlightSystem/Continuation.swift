@@ -68,10 +68,8 @@ public enum LastSearch {
     }
 
     static func directory(root: URL) -> URL {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
-           FileManager.default.fileExists(atPath: runtime) {
-            return URL(fileURLWithPath: runtime, isDirectory: true)
-                .appendingPathComponent("openspotlight/last-search", isDirectory: true)
+        if let runtime = SystemLocations.runtimeDirectory {
+            return runtime.appendingPathComponent("last-search", isDirectory: true)
         }
         return SystemLocations.systemDirectory(root: root).appendingPathComponent("last-search", isDirectory: true)
     }

@@ -46,11 +46,7 @@ public enum Launcher {
     /// The command line that runs a program in a new terminal window: `$OPENSPOTLIGHT_TERMINAL`, else the first
     /// known emulator on `PATH`.
     static func terminalEmulator() throws -> [String] {
-        if let configured = ProcessInfo.processInfo.environment[terminalEnvironmentVariable], !configured.isEmpty {
-            return try DesktopEntry.splitExec(configured).compactMap {
-                if case .literal(let s) = $0 { return s } else { return nil }
-            }
-        }
+        if let configured = try configuredCommand(terminalEnvironmentVariable) { return configured }
         for candidate in [["x-terminal-emulator", "-e"], ["gnome-terminal", "--"], ["konsole", "-e"], ["xterm", "-e"]]
             where resolve(candidate[0]) != nil {
             return candidate
@@ -63,14 +59,17 @@ public enum Launcher {
     /// `xdg-open`. Waits for the opener and returns its exit status.
     @discardableResult
     public static func open(uri: String) throws -> Int32 {
-        var command = ["xdg-open"]
-        if let opener = ProcessInfo.processInfo.environment[openerEnvironmentVariable], !opener.isEmpty {
-            command = try DesktopEntry.splitExec(opener).compactMap {
-                if case .literal(let s) = $0 { return s } else { return nil }
-            }
-        }
+        let command = try configuredCommand(openerEnvironmentVariable) ?? ["xdg-open"]
         guard let status = try run(command + [uri], wait: true) else { return 0 }
         return status
+    }
+
+    /// A command line set in an environment variable (split as an `Exec` line is), or nil when it is unset or empty.
+    static func configuredCommand(_ variable: String) throws -> [String]? {
+        guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else { return nil }
+        return try DesktopEntry.splitExec(value).compactMap {
+            if case .literal(let s) = $0 { return s } else { return nil }
+        }
     }
 
     /// Runs a command line. With `wait`, in the caller's terminal, returning its exit status; without, detached.

@@ -42,6 +42,14 @@ public enum SystemLocations {
         [applicationsDirectory] + dataDirectories.map { $0.appendingPathComponent("applications", isDirectory: true) }
     }
 
+    /// `$XDG_RUNTIME_DIR/openspotlight` (per user, private, emptied at logout), when the session has a runtime
+    /// directory; nil otherwise.
+    public static var runtimeDirectory: URL? {
+        guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
+              FileManager.default.fileExists(atPath: runtime) else { return nil }
+        return URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("openspotlight", isDirectory: true)
+    }
+
     /// The system's own directory under an OpenSpotlight root.
     public static func systemDirectory(root: URL = OpenSpotlight.rootDirectory) -> URL {
         root.appendingPathComponent("system", isDirectory: true)

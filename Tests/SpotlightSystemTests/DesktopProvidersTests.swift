@@ -90,10 +90,7 @@ final class DesktopProvidersTests: SystemTestCase {
         // Colleagues is a terminal app: from the desktop it runs in $OPENSPOTLIGHT_TERMINAL (here a stand-in that
         // runs it and keeps its output), so the real app shows the employee.
         let output = temporary.appendingPathComponent("terminal.out")
-        let terminal = temporary.appendingPathComponent("terminal.sh")
-        try "#!/bin/sh\n\"$@\" > '\(output.path).tmp' 2>&1; mv '\(output.path).tmp' '\(output.path)'\n"
-            .write(to: terminal, atomically: true, encoding: .utf8)
-        chmod(terminal.path, 0o755)
+        let terminal = try terminalStandIn(output: output)
         bus.stop()
         var environment = childEnvironment
         environment["OPENSPOTLIGHT_TERMINAL"] = terminal.path
@@ -319,12 +316,7 @@ final class DesktopProvidersTests: SystemTestCase {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err
         try process.run()
-        var said = ""
-        while !said.contains("answering") {
-            let data = err.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            said += String(decoding: data, as: UTF8.self)
-        }
+        let said = Self.read(err, until: "answering")
         guard said.contains("answering") else { throw SystemError("the service did not start: \(said)") }
         return process
     }
@@ -375,12 +367,7 @@ final class PrivateSessionBus {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var printed = ""
-        while !printed.contains("\n") {
-            let data = out.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            printed += String(decoding: data, as: UTF8.self)
-        }
+        let printed = SystemTestCase.read(out, until: "\n")
         guard let line = printed.split(separator: "\n").first, line.hasPrefix("unix:") else {
             process.terminate()
             throw SystemError("dbus-daemon did not start: \(printed)")

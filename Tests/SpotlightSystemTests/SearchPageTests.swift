@@ -104,10 +104,7 @@ final class SearchPageTests: SystemTestCase {
         // Colleagues is a terminal app: from the page it opens in $OPENSPOTLIGHT_TERMINAL, here a stand-in that runs
         // it and keeps what it shows.
         let shown = temporary.appendingPathComponent("terminal.out")
-        let terminal = temporary.appendingPathComponent("terminal.sh")
-        try "#!/bin/sh\n\"$@\" > '\(shown.path).tmp' 2>&1; mv '\(shown.path).tmp' '\(shown.path)'\n"
-            .write(to: terminal, atomically: true, encoding: .utf8)
-        chmod(terminal.path, 0o755)
+        let terminal = try terminalStandIn(output: shown)
         let page = try startPage(environment: ["OPENSPOTLIGHT_TERMINAL": terminal.path])
         let script = Self.packageDirectory.appendingPathComponent("Tests/Browser/search_page.py")
         let screenshot = ProcessInfo.processInfo.environment["OPENSPOTLIGHT_SCREENSHOT"]
@@ -139,13 +136,7 @@ final class SearchPageTests: SystemTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         server = process
-        var printed = ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !printed.contains("\n") {
-            let data = out.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            printed += String(decoding: data, as: UTF8.self)
-        }
+        let printed = Self.read(out, until: "\n")
         guard let line = printed.split(separator: "\n").first, line.hasPrefix("Search page: ") else {
             throw SystemError("spotlight serve printed no address: \(printed)")
         }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import XCTest
 @testable import OpenCoreSpotlight
 import SpotlightEngine
@@ -72,6 +75,27 @@ class SystemTestCase: XCTestCase {
             _ = FileManager.default.createFile(atPath: url.path, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755])
         }
         return url
+    }
+
+    /// A stand-in for a terminal emulator (`$OPENSPOTLIGHT_TERMINAL`): runs the app's command and writes what it
+    /// showed to `output` (atomically, once it has finished).
+    func terminalStandIn(output: URL) throws -> URL {
+        let script = temporary.appendingPathComponent("terminal.sh")
+        try "#!/bin/sh\n\"$@\" > '\(output.path).tmp' 2>&1; mv '\(output.path).tmp' '\(output.path)'\n"
+            .write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        return script
+    }
+
+    /// Reads a child's pipe until what it wrote contains `marker` (or the pipe closes); returns what was read.
+    static func read(_ pipe: Pipe, until marker: String) -> String {
+        var text = ""
+        while !text.contains(marker) {
+            let data = pipe.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        return text
     }
 
     struct Output {
