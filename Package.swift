@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "SpotlightTestSupport", targets: ["SpotlightTestSupport"]),
         .executable(name: "spotlight", targets: ["spotlight"]),
         .executable(name: "spotlight-demo", targets: ["spotlight-demo"]),
+        .executable(name: "spotlight-public", targets: ["spotlight-public"]),
+        .library(name: "SpotlightWebMarkup", targets: ["SpotlightWebMarkup"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -26,12 +28,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Debian's libzstd, for the engine's stored attributes (scripts/bootstrap.sh installs libzstd-dev).
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // systemd's sd-bus (Debian's libsystemd-dev, installed by scripts/bootstrap.sh), for the desktop's search providers.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // Debian's libxml2 (libxml2-dev, installed by scripts/bootstrap.sh): the HTML parser for web markup, the XML
+        // parser for sitemaps.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // Unicode folding, word splitting and wildcard matching shared by the query language and the engine.
         .target(name: "SpotlightText"),
         // The Spotlight query language: lexer, parser, AST, canonical printer, diagnostics, evaluation semantics.
@@ -83,10 +91,39 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Web markup (schema.org JSON-LD and microdata, Open Graph, Twitter cards, App Links, Smart App Banners),
+        // robots.txt and sitemaps: pure parsing, no network.
+        .target(name: "SpotlightWebMarkup", dependencies: ["CLibXML2"]),
+        // The public index service (issue 16): reports with a crowd threshold, site registration and the crawler,
+        // public search, all state in PostgreSQL.
+        .target(
+            name: "SpotlightPublic",
+            dependencies: [
+                "SpotlightWebMarkup",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Migrations")]
+        ),
+        .executableTarget(
+            name: "spotlight-public",
+            dependencies: ["SpotlightPublic", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The device side of the public index: sending queued reports and searching the public index.
+        .target(
+            name: "SpotlightPublicClient",
+            dependencies: [
+                "SpotlightSystem", "OpenCoreSpotlight", "SpotlightEngine",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         // The `spotlight` command: search every app's index on the machine.
         .executableTarget(
             name: "spotlight",
-            dependencies: ["SpotlightSystem", "SpotlightDesktop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["SpotlightSystem", "SpotlightDesktop", "SpotlightPublicClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "spotlight-demo", dependencies: ["OpenCoreSpotlight"]),
         // The benchmark command (issue 5): our engine's figures in the peers' JSON schema. Not part of the tests,
@@ -142,7 +179,18 @@ let package = Package(
         ),
         .testTarget(
             name: "SpotlightSystemTests",
-            dependencies: ["SpotlightSystem", "SpotlightDesktop", "spotlight", "colleagues", "smoothies", "spotlight-demo", "tags"]
+            dependencies: [
+                "SpotlightSystem", "SpotlightDesktop", "spotlight", "colleagues", "smoothies", "spotlight-demo", "tags",
+                // The public index (issue 16): the service binary, the device side, and a web site for the crawler.
+                "spotlight-public", "SpotlightPublicClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
+            name: "SpotlightWebMarkupTests",
+            dependencies: ["SpotlightWebMarkup"],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -11,6 +11,8 @@ command -v zcat >/dev/null 2>&1 || need+=(gzip)
 [ -f /usr/include/zstd.h ] || need+=(libzstd-dev)
 # The desktop's search providers speak D-Bus through systemd's sd-bus.
 [ -f /usr/include/systemd/sd-bus.h ] || need+=(libsystemd-dev)
+# Web markup (HTML pages, sitemaps) is parsed by libxml2.
+[ -f /usr/include/libxml2/libxml/HTMLparser.h ] || need+=(libxml2-dev)
 # Tests check the desktop entries apps write with the freedesktop validator.
 command -v desktop-file-validate >/dev/null 2>&1 || need+=(desktop-file-utils)
 # Installs Debian packages (as root, or through sudo); scripts/bootstrap-tests.sh uses it too.

@@ -370,6 +370,27 @@ extension SavedUserActivity {
 
 /// Saves activities that become current into the app's activity index.
 enum ActivityIndexer {
+    /// Queues the public index report of a visit, when the user opted in (`PublicIndexSettings`). Only the
+    /// `requiredUserInfoKeys` part of `userInfo` is included; without `requiredUserInfoKeys`, none of it.
+    static func queuePublicReport(_ activity: NSUserActivity, now: Date = Date()) throws {
+        let root = OpenSpotlight.rootDirectory
+        guard PublicIndexSettings.load(root: root) != nil, let page = activity.webpageURL else { return }
+        let title = (activity.title ?? activity.contentAttributeSet?.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { return }
+        let required = activity.requiredUserInfoKeys ?? []
+        var values: [String: UserInfoValue] = [:]
+        for (key, value) in activity.userInfo ?? [:] {
+            guard let key = key.base as? String, required.contains(key), let converted = UserInfoValue(value) else { continue }
+            values[key] = converted
+        }
+        let keywords = Set(activity.contentAttributeSet?.keywords ?? []).union(activity.keywords).sorted()
+        let queue = try PublicReportQueue(app: OpenSpotlight.applicationIdentifier, root: root)
+        try queue.enqueue(activityType: activity.activityType, webpageURL: page.absoluteString, title: title,
+                          description: activity.contentAttributeSet?.contentDescription, keywords: keywords,
+                          requiredUserInfoKeys: required.sorted(), userInfoJSON: UserInfoValue.canonicalJSON(values),
+                          applicationIdentifier: OpenSpotlight.applicationIdentifier, now: now)
+    }
+
     /// Saves an activity; returns the identifier it is saved under (`nil` when it was not saved). With
     /// `replacing`, the record saved under that identifier is replaced (its visits carried over).
     @discardableResult

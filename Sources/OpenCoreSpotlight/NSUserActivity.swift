@@ -86,10 +86,15 @@ open class NSUserActivity: NSObject {
     /// Apple: <https://developer.apple.com/documentation/foundation/nsuseractivity/iseligibleforsearch>
     open var isEligibleForSearch = false
 
-    /// Whether the activity may be shared with every user. Recorded; nothing leaves the machine.
+    /// Whether the activity may be shared with every user. When the user turned the public index on
+    /// (`spotlight public set-server URL`; off by default), `becomeCurrent()` of an activity that is also eligible for
+    /// search and has a `webpageURL` queues an anonymous report (type, page, title, description, keywords and the
+    /// `requiredUserInfoKeys` part of `userInfo` only); the activity becomes public once enough distinct installs
+    /// reported it (Documentation/PublicIndex.md).
     ///
     /// Apple: <https://developer.apple.com/documentation/foundation/nsuseractivity/iseligibleforpublicindexing>
-    // Deviation: there is no public (crowd-sourced) index on Linux; the flag is saved with the activity only.
+    // Deviation: Apple's crowd-sourced index was never shipped (TN2416); here it is the opt-in OpenSpotlight public
+    // index, and nothing leaves the machine unless the user configured a server.
     open var isEligibleForPublicIndexing = false
 
     /// Whether Handoff advertises the activity. Default `true`; there is no Handoff on Linux.
@@ -201,6 +206,19 @@ open class NSUserActivity: NSObject {
         Self._current = self
         Self.currentLock.unlock()
         save(countingVisit: true)
+        queuePublicReport()
+    }
+
+    /// With the public index turned on (`spotlight public set-server`), an activity eligible for search and public
+    /// indexing with a `webpageURL` queues an anonymous report of this visit for it.
+    private func queuePublicReport() {
+        guard isEligibleForPublicIndexing, isEligibleForSearch, webpageURL != nil, !invalidated else { return }
+        if let expirationDate, expirationDate <= Date() { return }
+        do {
+            try ActivityIndexer.queuePublicReport(self)
+        } catch {
+            FileHandle.standardError.write(Data("NSUserActivity: could not queue the public report of \(activityType): \(error)\n".utf8))
+        }
     }
 
     /// Stops being the current activity. What was saved stays saved.

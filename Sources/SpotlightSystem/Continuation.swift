@@ -109,8 +109,14 @@ public enum LastSearch {
             throw SystemError("there is no previous search in this terminal; search first (spotlight <words>), then choose a result by its number")
         }
         guard let result = outcome.results.first(where: { $0.number == number }) else {
-            throw SystemError("the last search (\"\(outcome.query.prefix(80))\") has no result \(number); it has \(outcome.results.count)")
+            let count = outcome.results.count + (outcome.web?.count ?? 0)
+            throw SystemError("the last search (\"\(outcome.query.prefix(80))\") has no result \(number); it has \(count)")
         }
         return (result, outcome.query)
+    }
+
+    /// Result `number` of this session's last search when it is a public ("From the web") result.
+    public static func webResult(_ number: Int, root: URL = OpenSpotlight.rootDirectory) -> WebResult? {
+        load(root: root)?.web?.first { $0.number == number }
     }
 }

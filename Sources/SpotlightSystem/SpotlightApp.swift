@@ -51,6 +51,10 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     /// Whether the app continues a search typed in the system (`CSQueryContinuationActionType`), Apple's
     /// `CoreSpotlightContinuation` Info.plist key.
     public var supportsSearchContinuation: Bool
+    /// The web domains whose pages the app opens itself (`X-OpenSpotlight-AssociatedDomains`, `;`-separated; Apple's
+    /// `applinks:` associated domains, `*.example.com` for every subdomain): a public web result on one of them is
+    /// continued in the app as `NSUserActivityTypeBrowsingWeb` with the page in `webpageURL`.
+    public var associatedDomains: [String]
     /// The desktop file it was read from or written to.
     public var desktopFile: URL?
 
@@ -60,6 +64,7 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
         public static let reindexExec = "X-OpenSpotlight-ReindexExec"
         public static let searchContinuation = "X-OpenSpotlight-SearchContinuation"
         public static let protocolVersion = "X-OpenSpotlight-Protocol"
+        public static let associatedDomains = "X-OpenSpotlight-AssociatedDomains"
     }
 
     /// The version of the continuation and extension protocol this library speaks.
@@ -70,7 +75,7 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
 
     public init(applicationIdentifier: String, displayName: String, icon: String? = nil, comment: String? = nil,
                 exec: String, reindexExec: String? = nil, terminal: Bool = false, noDisplay: Bool = false,
-                supportsSearchContinuation: Bool = false, desktopFile: URL? = nil) {
+                supportsSearchContinuation: Bool = false, associatedDomains: [String] = [], desktopFile: URL? = nil) {
         self.applicationIdentifier = applicationIdentifier
         self.displayName = displayName
         self.icon = icon
@@ -80,6 +85,7 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
         self.terminal = terminal
         self.noDisplay = noDisplay
         self.supportsSearchContinuation = supportsSearchContinuation
+        self.associatedDomains = associatedDomains
         self.desktopFile = desktopFile
     }
 
@@ -107,12 +113,14 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     ///   - noDisplay: whether application menus leave it out (`NoDisplay=true`; samples and tools the system starts).
     ///   - supportsSearchContinuation: whether it handles `CSQueryContinuationActionType`.
     ///   - reindexExtension: its reindex extension (default: this executable).
+    ///   - associatedDomains: web domains whose pages it opens (`example.com`, `applinks:example.com`, `*.example.com`).
     @discardableResult
     public static func register(applicationIdentifier: String = OpenSpotlight.applicationIdentifier,
                                 displayName: String, icon: String? = nil, comment: String? = nil,
                                 executable: URL? = nil, terminal: Bool = false, noDisplay: Bool = false,
                                 supportsSearchContinuation: Bool = false,
-                                reindexExtension: ReindexExtension = .sameExecutable) throws -> SpotlightApp {
+                                reindexExtension: ReindexExtension = .sameExecutable,
+                                associatedDomains: [String] = []) throws -> SpotlightApp {
         let program = (executable ?? currentExecutable).path
         let exec = DesktopEntry.joinExec([.literal(program), .fieldCode("u")])
         let reindex: String?
@@ -124,7 +132,8 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
         }
         var app = SpotlightApp(applicationIdentifier: applicationIdentifier, displayName: displayName, icon: icon,
                                comment: comment, exec: exec, reindexExec: reindex, terminal: terminal,
-                               noDisplay: noDisplay, supportsSearchContinuation: supportsSearchContinuation)
+                               noDisplay: noDisplay, supportsSearchContinuation: supportsSearchContinuation,
+                               associatedDomains: associatedDomains)
         try app.write()
         return app
     }
@@ -172,6 +181,7 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
         entry[Key.reindexExec] = reindexExec
         entry[Key.searchContinuation] = supportsSearchContinuation ? "true" : "false"
         entry[Key.protocolVersion] = String(Self.protocolVersion)
+        if !associatedDomains.isEmpty { entry[Key.associatedDomains] = associatedDomains.joined(separator: ";") + ";" }
         return entry
     }
 
@@ -183,7 +193,10 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
         self.init(applicationIdentifier: id, displayName: entry["Name"] ?? id, icon: entry["Icon"],
                   comment: entry["Comment"], exec: exec, reindexExec: entry[Key.reindexExec],
                   terminal: entry.bool("Terminal") ?? false, noDisplay: entry.bool("NoDisplay") ?? false,
-                  supportsSearchContinuation: entry.bool(Key.searchContinuation) ?? false, desktopFile: file)
+                  supportsSearchContinuation: entry.bool(Key.searchContinuation) ?? false,
+                  associatedDomains: (entry[Key.associatedDomains] ?? "").split(separator: ";")
+                      .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
+                  desktopFile: file)
     }
 
     /// Every registered app, the user's registrations first; one per app identifier.
@@ -233,6 +246,20 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     }
 
     private static let registrationCache = Mutex<[String: (signature: FileSignature, app: SpotlightApp?)]>([:])
+
+    /// Whether a web page's host is one of the app's associated domains (`applinks:` prefix ignored, `*.` matches
+    /// every subdomain but not the domain itself, as Apple's do).
+    public func claims(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              let host = url.host?.lowercased(), !host.isEmpty else { return false }
+        return associatedDomains.contains { domain in
+            var pattern = domain.lowercased()
+            if pattern.hasPrefix("applinks:") { pattern.removeFirst("applinks:".count) }
+            if let query = pattern.firstIndex(of: "?") { pattern = String(pattern[..<query]) }
+            if pattern.hasPrefix("*.") { return host.hasSuffix(String(pattern.dropFirst(1))) }
+            return host == pattern
+        }
+    }
 
     /// The registration of an app identifier.
     public static func registered(_ applicationIdentifier: String) -> SpotlightApp? {

@@ -142,6 +142,8 @@ public struct SystemSearch: @unchecked Sendable {
         /// Whether any app has an index at all.
         public var somethingIndexed: Bool
         public var date: Date
+        /// Results from the public index ("From the web"), when it is turned on; numbered after `results`.
+        public var web: [WebResult]? = nil
 
         /// Every result in display order.
         public var results: [Result] { apps.flatMap(\.results) }

@@ -57,7 +57,8 @@ public enum TextReport {
 
                 """
         }
-        if outcome.apps.isEmpty {
+        let web = outcome.web ?? []
+        if outcome.apps.isEmpty && web.isEmpty {
             return "No results for \(quoted(outcome.query)).\n"
         }
         var out = ""
@@ -78,6 +79,19 @@ public enum TextReport {
                 if !result.actions.isEmpty { line += "    " + result.actions.map(\.rawValue).joined(separator: ", ") }
                 out += line + "\n"
                 if explain, let explanation = result.explanation { out += "       \(explanation)\n" }
+            }
+        }
+        if !web.isEmpty {
+            if !out.isEmpty { out += "\n" }
+            out += "From the web\n"
+            for result in web {
+                var line = "  \(String(result.number).leftPadded(to: 3)). \(result.title)"
+                if let description = result.description, !description.isEmpty {
+                    line += " — \(description.count > 80 ? description.prefix(79) + "…" : Substring(description))"
+                }
+                line += "  \(result.url)"
+                if let app = result.appName ?? result.applicationIdentifier { line += "  (\(app))" }
+                out += line + "\n"
             }
         }
         return out

@@ -20,6 +20,7 @@ struct Spotlight: AsyncParsableCommand {
             spotlight doctor                check and repair every index
             spotlight data 1                ask result 1's app for its data (a vCard…)
             spotlight backup <app> <file>   copy an index consistently (not cp: data may be in its -wal)
+            spotlight public set-server URL opt in to the public index (results "From the web")
 
             To search for a word that is also a command (open, apps…), use `spotlight search <words>`.
 
@@ -27,7 +28,8 @@ struct Spotlight: AsyncParsableCommand {
             """,
         version: "spotlight (OpenSpotlight) \(String(cString: CoreSpotlightVersionString).dropFirst("OpenSpotlight-".count))",
         subcommands: [Search.self, Open.self, Call.self, Directions.self, Apps.self, Query.self, Doctor.self, Reindex.self,
-                      ItemData.self, ItemFile.self, ItemFromApp.self, Forget.self, Backup.self, Serve.self, Desktop.self],
+                      ItemData.self, ItemFile.self, ItemFromApp.self, Forget.self, Backup.self, Serve.self, Desktop.self,
+                      Public.self],
         defaultSubcommand: Search.self)
 }
 
@@ -156,7 +158,8 @@ struct Search: AsyncParsableCommand {
             }
             return
         }
-        let outcome = search.search(text, limit: limit, applications: only)
+        var outcome = search.search(text, limit: limit, applications: only)
+        if only == nil { await addWebResults(to: &outcome, limit: 5) }
         do { try LastSearch.save(outcome) } catch { progressLine("\(error)") }
         for problem in outcome.problems { progressLine(problem) }
         if json {
@@ -196,6 +199,10 @@ struct Open: AsyncParsableCommand {
                 throw SystemError("\(app.displayName) does not continue searches (X-OpenSpotlight-SearchContinuation)")
             }
             try continueInApp(.search(search, applicationIdentifier: app.applicationIdentifier), dryRun: dryRun)
+            return
+        }
+        if target.count == 1, let number = Int(target[0]), let web = LastSearch.webResult(number) {
+            try openWebResult(web, dryRun: dryRun)
             return
         }
         let (result, query) = try chosenResult(target)
