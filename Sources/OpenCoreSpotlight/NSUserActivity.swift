@@ -100,6 +100,7 @@ open class NSUserActivity: NSObject {
     /// Whether Handoff advertises the activity. Default `true`; there is no Handoff on Linux.
     ///
     /// Apple: <https://developer.apple.com/documentation/foundation/nsuseractivity/iseligibleforhandoff>
+    // Deviation: there is no Handoff (or Siri prediction) on Linux; the flags are recorded only.
     open var isEligibleForHandoff = true
 
     /// Whether the system may suggest the activity. Default `false`; recorded only.

@@ -88,7 +88,7 @@ public struct PublicService: Sendable {
         router.add(middleware: AddressRateLimitMiddleware(configuration: configuration, client: client, logger: logger))
 
         router.get("/v1/health") { _, _ -> Response in
-            try await withDeadline(2) { try await client.query("select 1", logger: logger) }
+            _ = try await withDeadline(2) { try await client.query("select 1", logger: logger) }
             return try Self.json(["database": "ok"])
         }
         router.post("/v1/reports") { request, context -> Response in

@@ -54,6 +54,8 @@ public struct SpotlightApp: Sendable, Hashable, Codable {
     /// The web domains whose pages the app opens itself (`X-OpenSpotlight-AssociatedDomains`, `;`-separated; Apple's
     /// `applinks:` associated domains, `*.example.com` for every subdomain): a public web result on one of them is
     /// continued in the app as `NSUserActivityTypeBrowsingWeb` with the page in `webpageURL`.
+    // Deviation: Apple checks the claim against the site's apple-app-site-association file; here the desktop entry's
+    // claim is taken as it is (the user installed the app).
     public var associatedDomains: [String]
     /// The desktop file it was read from or written to.
     public var desktopFile: URL?

@@ -94,3 +94,17 @@ func openWebResult(_ result: WebResult, dryRun: Bool) throws {
         if status != 0 { throw ExitCode(status) }
     }
 }
+
+/// While `spotlight serve` runs (the page, or the desktop's providers that D-Bus starts with the session): sends the
+/// reports apps queued, at start and every ten minutes, when the public index is on.
+func sendPublicReportsPeriodically(every seconds: Double = 600) async {
+    while !Task.isCancelled {
+        if let client = PublicIndexClient.configured() {
+            let summary = await client.sendQueuedReports()
+            if summary.sent + summary.refused > 0 || summary.kept > 0 {
+                progressLine("public index: sent \(summary.sent), refused \(summary.refused), still queued \(summary.kept)")
+            }
+        }
+        try? await Task.sleep(for: .seconds(seconds))
+    }
+}

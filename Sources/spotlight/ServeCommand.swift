@@ -50,6 +50,8 @@ struct Serve: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        let sender = Task { await sendPublicReportsPeriodically() }
+        defer { sender.cancel() }
         if dbus {
             try await serveProviders()
             return
