@@ -37,30 +37,13 @@ package final class EngagementStore: Sendable {
 
     package init(url: URL) throws {
         self.url = url
-        do {
-            try StoreLocation.createPrivateDirectory(url.deletingLastPathComponent())
-            if !FileManager.default.fileExists(atPath: url.path) {
-                _ = FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
-            }
-            var config = Configuration()
-            config.busyMode = .timeout(30)
-            pool = try DatabasePool(path: url.path, configuration: config)
-            try pool.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS engagement(
-                        query TEXT NOT NULL, uid TEXT NOT NULL, weight REAL NOT NULL, last REAL NOT NULL,
-                        PRIMARY KEY(query, uid)) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS engagedQuery(
-                        query TEXT PRIMARY KEY, weight REAL NOT NULL, last REAL NOT NULL) WITHOUT ROWID;
-                    """)
-            }
-        } catch let error as DatabaseError {
-            throw IndexStore.map(error, url: url)
-        } catch let error as EngineError {
-            throw error
-        } catch {
-            throw EngineError(.indexUnavailable, "cannot open \(url.path): \(error)")
-        }
+        pool = try openSideDatabase(url, busyTimeout: 30, schema: """
+            CREATE TABLE IF NOT EXISTS engagement(
+                query TEXT NOT NULL, uid TEXT NOT NULL, weight REAL NOT NULL, last REAL NOT NULL,
+                PRIMARY KEY(query, uid)) WITHOUT ROWID;
+            CREATE TABLE IF NOT EXISTS engagedQuery(
+                query TEXT PRIMARY KEY, weight REAL NOT NULL, last REAL NOT NULL) WITHOUT ROWID;
+            """)
     }
 
     /// The normalized form of a typed query: its folded words joined by one space.
@@ -158,5 +141,27 @@ package final class EngagementStore: Sendable {
 
     private func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try pool.read(body) } catch let error as DatabaseError { throw IndexStore.map(error, url: url) }
+    }
+}
+
+/// Opens (creating it 0600, in a private directory) a small database that lives beside an app's indexes — engagement,
+/// the public report queue — and creates its tables; failures are the engine's errors.
+package func openSideDatabase(_ url: URL, busyTimeout: TimeInterval, schema: String) throws -> DatabasePool {
+    do {
+        try StoreLocation.createPrivateDirectory(url.deletingLastPathComponent())
+        if !FileManager.default.fileExists(atPath: url.path) {
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+        try pool.write { db in try db.execute(sql: schema) }
+        return pool
+    } catch let error as DatabaseError {
+        throw IndexStore.map(error, url: url)
+    } catch let error as EngineError {
+        throw error
+    } catch {
+        throw EngineError(.indexUnavailable, "cannot open \(url.path): \(error)")
     }
 }

@@ -33,7 +33,7 @@ package final class PublicReportQueue: Sendable {
         package var day: String
     }
 
-    let queue: DatabaseQueue
+    let queue: DatabasePool
     package let url: URL
 
     package static func url(app: String, root: URL? = nil) -> URL {
@@ -42,32 +42,15 @@ package final class PublicReportQueue: Sendable {
 
     package init(app: String, root: URL? = nil) throws {
         url = Self.url(app: app, root: root)
-        do {
-            try StoreLocation.createPrivateDirectory(url.deletingLastPathComponent())
-            if !FileManager.default.fileExists(atPath: url.path) {
-                _ = FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
-            }
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            try queue.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS install(id TEXT NOT NULL, created REAL NOT NULL);
-                    CREATE TABLE IF NOT EXISTS report(
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        installID TEXT NOT NULL, activityType TEXT NOT NULL, webpageURL TEXT NOT NULL,
-                        title TEXT NOT NULL, description TEXT, keywords TEXT NOT NULL, requiredKeys TEXT NOT NULL,
-                        userInfo TEXT NOT NULL, app TEXT NOT NULL, day TEXT NOT NULL, created REAL NOT NULL,
-                        UNIQUE(activityType, webpageURL, day));
-                    """)
-            }
-        } catch let error as DatabaseError {
-            throw IndexStore.map(error, url: url)
-        } catch let error as EngineError {
-            throw error
-        } catch {
-            throw EngineError(.indexUnavailable, "cannot open \(url.path): \(error)")
-        }
+        queue = try openSideDatabase(url, busyTimeout: 10, schema: """
+            CREATE TABLE IF NOT EXISTS install(id TEXT NOT NULL, created REAL NOT NULL);
+            CREATE TABLE IF NOT EXISTS report(
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                installID TEXT NOT NULL, activityType TEXT NOT NULL, webpageURL TEXT NOT NULL,
+                title TEXT NOT NULL, description TEXT, keywords TEXT NOT NULL, requiredKeys TEXT NOT NULL,
+                userInfo TEXT NOT NULL, app TEXT NOT NULL, day TEXT NOT NULL, created REAL NOT NULL,
+                UNIQUE(activityType, webpageURL, day));
+            """)
     }
 
     /// The install's current anonymous identifier: 32 random hex digits, replaced after

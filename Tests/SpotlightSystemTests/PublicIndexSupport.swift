@@ -21,32 +21,11 @@ class PublicIndexTestCase: SystemTestCase {
         super.tearDown()
     }
 
-    /// The cluster's URL, starting it when it is not running. Fails (never skips) when PostgreSQL cannot be started.
-    static func clusterURL() throws -> String {
-        let script = repository.appendingPathComponent("scripts/public-db.sh")
+    /// Runs a program; its standard output, or an error with its standard error when it fails.
+    static func capture(_ program: String, _ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path, "start"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let url = String(decoding: output, as: UTF8.self)
-            .split(separator: "\n").last.map(String.init), url.hasPrefix("postgres://") else {
-            throw PublicTestError("scripts/public-db.sh start failed: \(String(decoding: errors, as: UTF8.self))")
-        }
-        return url
-    }
-
-    /// Runs SQL through psql and returns its unaligned output.
-    @discardableResult
-    static func psql(_ url: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        process.arguments = [url, "-v", "ON_ERROR_STOP=1", "-tAc", sql]
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -55,9 +34,24 @@ class PublicIndexTestCase: SystemTestCase {
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PublicTestError("psql failed: \(String(decoding: errors, as: UTF8.self))")
+            throw PublicTestError("\(program) \(arguments.first ?? "") failed: \(String(decoding: errors, as: UTF8.self))")
         }
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The cluster's URL, starting it when it is not running. Fails (never skips) when PostgreSQL cannot be started.
+    static func clusterURL() throws -> String {
+        let output = try capture("/bin/bash", [repository.appendingPathComponent("scripts/public-db.sh").path, "start"])
+        guard let url = output.split(separator: "\n").last.map(String.init), url.hasPrefix("postgres://") else {
+            throw PublicTestError("scripts/public-db.sh start printed no database URL: \(output)")
+        }
+        return url
+    }
+
+    /// Runs SQL through psql and returns its unaligned output.
+    @discardableResult
+    static func psql(_ url: String, _ sql: String) throws -> String {
+        try capture("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-tAc", sql])
     }
 
     /// A new, empty database on the cluster, dropped after the test.
