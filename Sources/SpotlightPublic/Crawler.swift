@@ -88,21 +88,6 @@ public final class Crawler: Sendable {
         }
     }
 
-    /// Crawls until nothing is due (tests; `spotlight-public crawl`). Waits out Crawl-delays; gives up after `timeout`.
-    public func crawlUntilIdle(timeout: Double = 120) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try await crawlOne() { continue }
-            var pending = 0
-            for try await count in try await client.query("""
-                select count(*)::int from crawl_page p join site s on s.id = p.site_id
-                where p.state = 'queued' and s.verified_at is not null
-                """, logger: logger).decode(Int.self) { pending = count }
-            if pending == 0 { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
     /// Queues every verified site whose last crawl started more than `recrawlInterval` ago.
     func recrawlDueSites() async throws {
         var due: [(Int64, String)] = []
