@@ -14,14 +14,16 @@ psql "$cluster" -tAc "select 1 from pg_database where datname = 'openspotlight_b
     || psql "$cluster" -qc "create database openspotlight_bench"
 mkdir -p .build-bench-results/public
 port=${OPENSPOTLIGHT_BENCH_PORT:-18431}
-# Limits far above the load, so the figures measure the service rather than its rate limits.
+# Limits far above the load, so the figures measure the service rather than its rate limits. The search refresh runs
+# once, after loading (`--refresh` below), rather than in the service while it is measured.
 .build/release/spotlight-public serve --database "$database" --port "$port" --no-crawler \
-    --reports-per-install-per-hour 1000000 --requests-per-address-per-minute 100000000 \
+    --reports-per-install-per-hour 1000000 --requests-per-address-per-minute 100000000 --no-search-refresh \
     > .build-bench-results/public/service.log 2>&1 &
 service=$!
 trap 'kill $service 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q "listening on" .build-bench-results/public/service.log && break; sleep 0.2; done
 data=${OPENSPOTLIGHT_DATA:-$(cd .. && pwd)/shared/data}
-python3 Benchmarks/public/public_bench.py --database "$database" --port "$port" --data "$data" "$@" \
+python3 Benchmarks/public/public_bench.py --database "$database" --port "$port" --data "$data" \
+    --refresh ".build/release/spotlight-public refresh-search --database '$database'" "$@" \
     | tee .build-bench-results/public/results.json
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -60,8 +60,8 @@ def load_items(url, data_dir, target):
 def make_queries(url, n, seed):
     """Prefixes, whole names, two-word queries and typos, drawn from indexed titles and descriptions."""
     rng = random.Random(seed)
-    titles = psql(url, f"select title from public_item tablesample system (1) limit {n * 3}").split("\n")
-    descriptions = psql(url, f"select description from public_item tablesample system (1) where description <> '' limit {n}").split("\n")
+    titles = psql(url, f"select title from public_item tablesample system (1) repeatable (7) limit {n * 3}").split("\n")
+    descriptions = psql(url, f"select description from public_item tablesample system (1) repeatable (11) where description <> '' limit {n}").split("\n")
     words = [w.lower() for d in descriptions for w in d.split() if w.isalpha() and len(w) >= 4]
     queries = []
     for _ in range(n):
@@ -164,6 +164,7 @@ def main():
     parser.add_argument("--database", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--data", required=True)
+    parser.add_argument("--refresh", required=True, help="the command that ranks the search candidate lists")
     parser.add_argument("--items", type=int, default=1_000_000)
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--reporters", type=int, default=8)
@@ -172,8 +173,12 @@ def main():
     args = parser.parse_args()
     random.seed(7)
     items, load_seconds = load_items(args.database, args.data, args.items)
+    started = time.time()
+    refreshed = subprocess.run(args.refresh, shell=True, check=True, capture_output=True, text=True).stdout.strip()
+    refresh_seconds = time.time() - started
     queries = make_queries(args.database, args.queries, 11)
     result = {"items": items, "load_seconds": round(load_seconds, 1),
+              "refresh_seconds": round(refresh_seconds, 1), "refresh": refreshed,
               "database_bytes": int(psql(args.database, "select pg_database_size(current_database())")),
               "search": search_latency("127.0.0.1", args.port, queries),
               "load": load_test("127.0.0.1", args.port, args.database, args.reporters, args.searchers, args.seconds, queries)}

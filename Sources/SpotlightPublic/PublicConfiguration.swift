@@ -49,6 +49,17 @@ public struct PublicConfiguration: Sendable {
     /// How often an idle crawler looks for due pages, in seconds.
     public var crawlerPollInterval: Double = 0.5
 
+    /// Whether this instance refreshes the search candidate lists when they are due (one instance at a time does).
+    public var refreshesSearchCandidates: Bool = true
+    /// How often the candidate lists of broad words are ranked again, in seconds. Until then, items changed since the
+    /// last refresh are ranked with the lists, so results stay complete; the refresh keeps that set small.
+    public var searchCandidateRefreshInterval: Double = 3_600
+    /// How many items a word prefix must match to get a candidate list (and have searches of it bounded).
+    public var broadPrefixItems: Int = 5_000
+    /// How many items changed since the last refresh make the next one due early (at most every twelfth of the
+    /// interval): searches of broad words check each changed item, so this bounds their work under heavy writes.
+    public var searchRefreshChangedItems: Int = 10_000
+
     public init(databaseURL: String) {
         self.databaseURL = databaseURL
     }

@@ -45,6 +45,12 @@ public struct PublicDatabase: Sendable {
                      database: database.isEmpty ? nil : database, tls: tls)
     }
 
+    /// Ranks the search candidate lists and remakes the typo corrections now, whenever they were last made
+    /// (`spotlight-public refresh-search`). Returns the number of lists.
+    public func refreshSearchCandidates(minimumItems: Int) async throws -> Int {
+        try await PublicSearch.refreshCandidates(minimumItems: minimumItems, client: client, logger: logger)
+    }
+
     // MARK: Migrations
 
     /// The checked-in migrations, in order: `Migrations/NNNN_name.sql`.

@@ -51,6 +51,9 @@ public struct PublicService: Sendable {
             if configuration.runsCrawler {
                 group.addTask { await crawler.run() }
             }
+            if configuration.refreshesSearchCandidates {
+                group.addTask { await refreshSearchCandidates(client: database.client) }
+            }
             let app = Application(
                 router: router(client: database.client, crawler: crawler, hashKey: SymmetricKey(data: key)),
                 configuration: .init(address: .hostname(configuration.host, port: configuration.port),
@@ -60,6 +63,25 @@ public struct PublicService: Sendable {
             try await app.runService()
             await crawler.shutdown()
             group.cancelAll()
+        }
+    }
+
+    /// Runs until cancelled: refreshes the search candidate lists whenever they are due (by age, or by the items
+    /// changed since) and no other instance is at it (checked every minute, or sooner for short intervals).
+    func refreshSearchCandidates(client: PostgresClient) async {
+        let check = max(1, min(60, configuration.searchCandidateRefreshInterval / 4))
+        while !Task.isCancelled {
+            do {
+                _ = try await PublicSearch.refreshCandidatesIfDue(
+                    interval: configuration.searchCandidateRefreshInterval,
+                    minimumItems: configuration.broadPrefixItems,
+                    changedItems: configuration.searchRefreshChangedItems, client: client, logger: logger)
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("search candidate refresh: \(error)")
+            }
+            try? await Task.sleep(for: .seconds(check))
         }
     }
 

@@ -9,7 +9,7 @@ struct SpotlightPublicCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spotlight-public",
         abstract: "The public index: crowd-sourced public activities and crawled web markup, searchable over HTTP.",
-        subcommands: [Serve.self, Migrate.self],
+        subcommands: [Serve.self, Migrate.self, RefreshSearch.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -42,6 +42,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How often sites are crawled again, in seconds.") var recrawlInterval = 86_400.0
     @Flag(help: "Accept http:// sites (local development and tests).") var allowInsecureSites = false
     @Flag(help: "Crawl loopback and private addresses (local development and tests).") var allowPrivateAddresses = false
+    @Flag(help: "Do not refresh the search candidate lists in this instance.") var noSearchRefresh = false
+    @Option(help: "How often the candidate lists of broad words are ranked again, in seconds.")
+    var searchRefreshInterval = 3_600.0
+    @Option(help: "How many items a word prefix must match to get a candidate list.") var broadPrefixItems = 5_000
+    @Option(help: "How many changed items make the next search refresh due early.")
+    var searchRefreshChangedItems = 10_000
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "notice"
 
     func run() async throws {
@@ -64,6 +70,14 @@ struct Serve: AsyncParsableCommand {
         configuration.recrawlInterval = recrawlInterval
         configuration.allowInsecureSites = allowInsecureSites
         configuration.allowPrivateAddresses = allowPrivateAddresses
+        guard searchRefreshInterval > 0, broadPrefixItems >= 1, searchRefreshChangedItems >= 1 else {
+            throw ValidationError(
+                "--search-refresh-interval, --broad-prefix-items and --search-refresh-changed-items must be positive")
+        }
+        configuration.refreshesSearchCandidates = !noSearchRefresh
+        configuration.searchCandidateRefreshInterval = searchRefreshInterval
+        configuration.broadPrefixItems = broadPrefixItems
+        configuration.searchRefreshChangedItems = searchRefreshChangedItems
         var logger = Logger(label: "org.openspotlight.public")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
         let host = configuration.host
@@ -85,6 +99,26 @@ struct Migrate: AsyncParsableCommand {
             let applied = try await db.migrate()
             print(applied.isEmpty ? "spotlight-public: the database is up to date"
                                   : "spotlight-public: applied migrations \(applied.map(String.init).joined(separator: ", "))")
+            group.cancelAll()
+        }
+    }
+}
+
+struct RefreshSearch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh-search",
+        abstract: "Rank the candidate lists of broad words now (serving instances do it every hour), then exit.")
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "How many items a word prefix must match to get a candidate list.") var broadPrefixItems = 5_000
+
+    func run() async throws {
+        guard broadPrefixItems >= 1 else { throw ValidationError("--broad-prefix-items must be at least 1") }
+        let db = try PublicDatabase(url: try database.url())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await db.client.run() }
+            _ = try await db.migrate()
+            let lists = try await db.refreshSearchCandidates(minimumItems: broadPrefixItems)
+            print("spotlight-public: \(lists) candidate lists ranked")
             group.cancelAll()
         }
     }
