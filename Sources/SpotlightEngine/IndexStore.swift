@@ -45,7 +45,7 @@ package final class IndexStore: Sendable {
     // Fair writes and checkpoints (WriteScheduling.swift).
     let turnstile: WriterTurnstile
     let busyPolicy = BusyPolicy()
-    let checkpointer = IdleCheckpointer()
+    let checkpointer: IdleCheckpointer
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
     let columnCache = ColumnCache()
@@ -102,6 +102,7 @@ package final class IndexStore: Sendable {
         // The folder must be writable too, for SQLite's -wal and -shm files.
         let readOnly = writableFile < 0 || access(url.deletingLastPathComponent().path, W_OK | X_OK) != 0
         self.isReadOnly = readOnly
+        self.checkpointer = IdleCheckpointer(path: url.path)
         var config = Configuration()
         // Short polls instead of SQLite's busy timeout (sleeps of up to 100 ms): see `WriterTurnstile`.
         config.busyMode = .callback(busyPolicy.callback)
@@ -116,6 +117,8 @@ package final class IndexStore: Sendable {
             // After a checkpoint, the WAL file shrinks back to at most 8 MB instead of keeping the size of the
             // largest transaction (a bulk load) on disk.
             try db.execute(sql: "PRAGMA journal_size_limit = 8388608")
+            // Checkpoints run on a connection of their own, never inside a commit (`IdleCheckpointer`).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         // Another process may be setting up the same new file (switching it to WAL, creating the schema), which
         // SQLite reports as busy without waiting: retry for a few seconds.

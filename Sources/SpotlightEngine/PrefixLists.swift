@@ -322,7 +322,11 @@ enum PrefixLists {
             var exists = false
             if let row = try Row.fetchOne(read, arguments: [prefix]) {
                 complete = try row.stored(0)
-                entries = decode(try row.stored(1))
+                let data: Data = try row.stored(1)
+                // Most of an item's prefixes have full, incomplete lists it is not good enough for: such a list is
+                // left as it is, checked on its bytes without decoding it (a single-item write offers ~100 prefixes).
+                if !complete, unchanged(data, removing: change.removed, adding: change.added) { continue }
+                entries = decode(data)
                 exists = true
             }
             let before = entries
@@ -356,6 +360,31 @@ enum PrefixLists {
             // During a bulk load most lists of common prefixes are already full of better items: skip the write.
             if exists, complete == wasComplete, entries == before { continue }
             try write.execute(arguments: [prefix, complete, encode(entries)])
+        }
+    }
+
+    /// Whether an incomplete list stays as it is: it holds none of `removed`, and none of `added` precedes its last
+    /// entry (an incomplete list only takes items that beat it). Reads the encoded entries in place.
+    static func unchanged(_ data: Data, removing removed: Set<Int64>?, adding added: Changes.Added?) -> Bool {
+        if let added, added.bestDropped != nil { return false }
+        return data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            var last: (item: Int64, key: UInt64, uid: Range<Int>)?
+            while offset + 18 <= raw.count {
+                let item = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+                if let removed, removed.contains(item) { return false }
+                let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                let length = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt16.self)))
+                guard offset + 18 + length <= raw.count else { return false }
+                last = (item, bits, (offset + 18)..<(offset + 18 + length))
+                offset += 18 + length
+            }
+            guard let added, !added.entries.isEmpty else { return true }
+            // An empty incomplete list takes anything (it is refilled anyway).
+            guard let last else { return false }
+            let threshold = Entry(item: last.item, key: Double(bitPattern: last.key),
+                                  uid: String(decoding: UnsafeRawBufferPointer(rebasing: raw[last.uid]), as: UTF8.self))
+            return !added.entries.contains { Entry.precedes($0, threshold) }
         }
     }
 

@@ -316,8 +316,10 @@ final class PackedSegment: Sendable {
     private let lists: [UInt8]
     private let ranges: [Range<Int>]
 
-    /// Segments whose postings count is at most this are packed.
-    static let limit = 4_096
+    /// Segments whose postings count is at most this are packed: a commit of a few items, and the merges of such
+    /// commits (written as posting rows, a merge of 8 small segments held the write lock for 15–25 ms; packed, it
+    /// writes a few pages). Tests lower it to get row segments from small data.
+    static let limit = Atomic<Int>(32_768)
 
     init(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
@@ -486,7 +488,7 @@ enum SegmentMerger {
         // In key order: rows go in at the end of their range, and a packed segment reads the same.
         lists.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
         var packed: Data? = nil
-        if postings <= PackedSegment.limit {
+        if postings <= PackedSegment.limit.load(ordering: .relaxed) {
             let id = try db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?")
             packed = Data(PackedSegment.encode(try lists.map { list in
                 guard let term = try list.term ?? Int64.fetchOne(id, arguments: [list.text]) else {

@@ -205,6 +205,8 @@ final class SegmentTests: XCTestCase {
     }
 
     func testCommitsScheduleMergesInTheBackground() throws {
+        PackedSegment.limit.store(4_096, ordering: .relaxed)
+        defer { PackedSegment.limit.store(32_768, ordering: .relaxed) }
         try store.apply((0..<2_000).map { .upsert(item("big\($0)", title: "bulk item \($0)", text: "some body text \($0)")) }, now: now)
         for i in 0..<30 {
             try store.apply([.upsert(item("big\(i)", title: "single \(i)"))], now: now)
@@ -342,6 +344,29 @@ final class SegmentTests: XCTestCase {
             }
         }
         XCTAssertEqual(try store.count(now: now), live.count)
+    }
+
+    /// Single-item commits into full, incomplete lists, which a commit checks on their bytes and leaves alone when
+    /// the item is neither in them nor good enough for them (`PrefixLists.unchanged`).
+    func testPrefixListsStayExactUnderSingleItemCommits() throws {
+        var random = SplitMix64(state: 7)
+        let words = ["apple", "apricot", "april", "ample", "amber", "banana", "band", "bandit"]
+        func title() -> String {
+            (0..<Int(random.next() % 2 + 1)).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined(separator: " ")
+        }
+        // More items than a list keeps, so the lists of "a", "ap", "ban" … are incomplete.
+        try store.apply((0..<600).map { .upsert(item("i\($0)", title: title(), hint: Double(random.next() % 101))) }, now: now)
+        for step in 0..<300 {
+            let id = "i\(random.next() % 700)"
+            switch random.next() % 3 {
+            case 0: try store.apply([.delete(identifiers: [id])], now: now)
+            default: try store.apply([.upsert(item(id, title: title(), hint: Double(random.next() % 101)))], now: now)
+            }
+            if step % 50 == 49 { try store.performMaintenance() }
+            for prefix in ["a", "ap", "apr", "b", "ban", "am"] where step % 10 == 0 || prefix == "a" {
+                XCTAssertEqual(try search(prefix, limit: 20), try search(prefix, limit: 20, lists: false), "step \(step), \(prefix)")
+            }
+        }
     }
 
     // MARK: - Upgrading format 1

@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+import GRDB
+@testable import SpotlightEngine
+
+/// The WAL is moved into the main file off the commit path (`IdleCheckpointer`): no commit runs SQLite's automatic
+/// checkpoint, and a burst of writes with no pause still has its WAL checkpointed while it goes on. A real SQLite
+/// file on disk.
+final class CheckpointTests: XCTestCase {
+    var directory: URL!
+    let later = Date().addingTimeInterval(365 * 86_400)
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-checkpoint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    func testCommitsNeverCheckpointAndABurstIsCheckpointedWhileItGoesOn() throws {
+        let url = directory.appendingPathComponent("burst.sqlite")
+        let store = try IndexStore(url: url)
+        defer { try? store.close() }
+        XCTAssertEqual(try store.pool.write { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") }, 0,
+                       "no checkpoint inside a commit")
+        let before = size(url.path)
+        // About 12 MB of distinct text in batches back to back: no pause for the idle checkpoint.
+        var random = SystemRandomNumberGenerator()
+        for batch in 0..<30 {
+            let items = (0..<100).map { n -> StoredItem in
+                let words = (0..<60).map { _ in String(random.next() % 1_000_000_000, radix: 36) }
+                return StoredItem(uniqueIdentifier: "b\(batch)-\(n)", domainIdentifier: nil, expirationDate: later,
+                                  attributes: ["title": .string("item \(batch) \(n)"),
+                                               "contentDescription": .string(words.joined(separator: " "))])
+            }
+            try store.apply(items.map { .upsert($0) })
+        }
+        // The checkpoints a commit scheduled when the WAL passed 4 MB have moved pages into the main file already.
+        var grown = size(url.path)
+        for _ in 0..<50 where grown < before + 4_000_000 {
+            Thread.sleep(forTimeInterval: 0.005)
+            grown = size(url.path)
+        }
+        XCTAssertGreaterThan(grown, before + 4_000_000, "the main file took the WAL's pages during the burst")
+        XCTAssertEqual(try store.count(now: Date()), 3_000)
+    }
+}
