@@ -108,6 +108,7 @@ package final class IndexStore: Sendable {
         config.busyMode = .callback(busyPolicy.callback)
         config.label = "OpenSpotlight.IndexStore"
         config.readonly = readOnly
+        let checkpointer = self.checkpointer
         config.prepareDatabase { db in
             guard !readOnly else { return }
             // FULL: a committed batch survives power loss, not only a crash of the process.
@@ -117,8 +118,9 @@ package final class IndexStore: Sendable {
             // After a checkpoint, the WAL file shrinks back to at most 8 MB instead of keeping the size of the
             // largest transaction (a bulk load) on disk.
             try db.execute(sql: "PRAGMA journal_size_limit = 8388608")
-            // Checkpoints run on a connection of their own, never inside a commit (`IdleCheckpointer`).
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            // Checkpoints mostly on a connection of their own, off the commit path (`IdleCheckpointer`): its WAL hook
+            // replaces SQLite's automatic checkpoint.
+            checkpointer.install(on: db.sqliteConnection)
         }
         // Another process may be setting up the same new file (switching it to WAL, creating the schema), which
         // SQLite reports as busy without waiting: retry for a few seconds.

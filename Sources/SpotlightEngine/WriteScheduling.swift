@@ -97,20 +97,27 @@ final class BusyPolicy: Sendable {
 
 /// Checkpoints the WAL into the main file off the commit path, on a connection of its own.
 ///
-/// SQLite's automatic checkpoint runs inside the commit that pushes the WAL past 1,000 pages, holding the store's
-/// single writer connection: the next write waited for it (25–40 ms, the p99 of single writes). It is turned off
-/// (`wal_autocheckpoint = 0` in `IndexStore`); instead, a commit that leaves the WAL above `walLimit` bytes
-/// schedules a checkpoint at once, and any commit schedules one for when the store has been idle for `delay`, so
-/// committed data does not stay in the WAL for long (a short-lived writer's data, a naive copy of the `.sqlite`
-/// file). Both are PASSIVE, on a connection that is not the writer's: they never wait for readers or writers and
-/// no writer waits for them (SQLite's checkpoint lock is not the write lock).
+/// SQLite's automatic checkpoint copies 1,000 pages inside the commit that pushes the WAL past them, on the store's
+/// single writer connection: the next write waited for it (25–40 ms, the p99 of single writes). It is replaced by a
+/// WAL hook on the writer connection (`install(on:)`, which turns the automatic checkpoint off):
+/// - past `backgroundFrames` frames, and again every `backgroundStep` frames more, a commit schedules a PASSIVE
+///   checkpoint on this object's own connection, on a background queue: it copies the pages while writes go on
+///   (SQLite's checkpoint lock is not the write lock);
+/// - the WAL starts over from its beginning only when a write transaction begins with every frame copied, which a
+///   stream of writes never leaves time for: past `inlineFrames` frames, the commit itself checkpoints, as SQLite's
+///   own would, but with almost every page already copied by the background checkpoints, and the WAL restarts at
+///   the next write (truncated to `journal_size_limit`). That bounds the WAL to about 16 MB;
+/// - any commit schedules a checkpoint for when the store has been idle for `delay`, so committed data does not
+///   stay in the WAL for long (a short-lived writer's data, a naive copy of the `.sqlite` file).
 final class IdleCheckpointer: Sendable {
     /// How long the store must be idle before the checkpoint runs.
     static let delay: TimeInterval = 0.5
-    /// The WAL size (bytes) above which a commit schedules a checkpoint at once: SQLite's default of 1,000 pages.
-    static let walLimit: Int64 = 4_096_000
-    private let state = Mutex<(lastCommit: UInt64, scheduled: Bool, stopped: Bool, pendingCommits: Int, urgent: Bool)>(
-        (0, false, false, 0, false))
+    /// WAL frames (pages) from which commits schedule background checkpoints, and how many more each time.
+    static let backgroundFrames = 1_000, backgroundStep = 500
+    /// WAL frames from which a commit checkpoints inline, so that the WAL can start over.
+    static let inlineFrames = 4_000
+    private let state = Mutex<(lastCommit: UInt64, scheduled: Bool, stopped: Bool, pendingCommits: Int, urgent: Bool,
+                               scheduledAtFrames: Int)>((0, false, false, 0, false, 0))
     private let queue = DispatchQueue(label: "OpenSpotlight.IdleCheckpointer", qos: .utility)
     /// The checkpoints' own connection to the store (raw SQLite: it runs nothing but `sqlite3_wal_checkpoint_v2`),
     /// opened on first use; used only on `queue`.
@@ -121,29 +128,49 @@ final class IdleCheckpointer: Sendable {
         self.path = path
     }
 
-    /// Notes a commit: schedules a checkpoint for when writes pause, and one at once when the WAL has grown past
-    /// `walLimit`.
-    func noteCommit() {
-        var info = stat()
-        let large = stat(path + "-wal", &info) == 0 && Int64(info.st_size) > Self.walLimit
-        let (schedule, now) = state.withLock { s -> (Bool, Bool) in
-            s.lastCommit = DispatchTime.now().uptimeNanoseconds
-            s.pendingCommits += 1
-            if s.stopped { return (false, false) }
-            var now = false
-            if large, !s.urgent {
-                s.urgent = true
-                now = true
+    /// Installs the WAL hook on a connection of the store (only the writer's commits call it). The store keeps this
+    /// object for as long as its connections.
+    func install(on handle: OpaquePointer?) {
+        sqlite3_wal_hook(handle, { context, handle, name, frames in
+            guard let context else { return SQLITE_OK }
+            let checkpointer = Unmanaged<IdleCheckpointer>.fromOpaque(context).takeUnretainedValue()
+            if checkpointer.noteWAL(frames: Int(frames)) {
+                // The write lock is released already (SQLite calls the hook after it): other processes' writers go
+                // on; this store's next write waits for the few pages left.
+                _ = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             }
-            if s.scheduled { return (false, now) }
-            s.scheduled = true
-            return (true, now)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Notes the WAL's size after a commit: schedules a background checkpoint when it has grown enough since the
+    /// last one, and returns whether the commit should checkpoint inline.
+    func noteWAL(frames: Int) -> Bool {
+        let now = state.withLock { s -> Bool in
+            if frames < s.scheduledAtFrames { s.scheduledAtFrames = 0 }  // The WAL started over.
+            guard !s.stopped, !s.urgent, frames >= Self.backgroundFrames,
+                  frames >= s.scheduledAtFrames + Self.backgroundStep else { return false }
+            s.urgent = true
+            s.scheduledAtFrames = frames
+            return true
         }
         if now {
             queue.async { [self] in
                 guard state.withLock({ s -> Bool in s.urgent = false; return !s.stopped }) else { return }
                 checkpoint()
             }
+        }
+        return frames >= Self.inlineFrames
+    }
+
+    /// Notes a commit: schedules a checkpoint for when writes pause.
+    func noteCommit() {
+        let schedule = state.withLock { s -> Bool in
+            s.lastCommit = DispatchTime.now().uptimeNanoseconds
+            s.pendingCommits += 1
+            if s.scheduled || s.stopped { return false }
+            s.scheduled = true
+            return true
         }
         if schedule { scheduleCheck(after: Self.delay) }
     }

@@ -3,9 +3,9 @@ import XCTest
 import GRDB
 @testable import SpotlightEngine
 
-/// The WAL is moved into the main file off the commit path (`IdleCheckpointer`): no commit runs SQLite's automatic
-/// checkpoint, and a burst of writes with no pause still has its WAL checkpointed while it goes on. A real SQLite
-/// file on disk.
+/// The WAL is moved into the main file mostly off the commit path (`IdleCheckpointer`): SQLite's automatic checkpoint
+/// is replaced by a WAL hook, and a burst of writes with no pause still has its WAL checkpointed while it goes on.
+/// A real SQLite file on disk.
 final class CheckpointTests: XCTestCase {
     var directory: URL!
     let later = Date().addingTimeInterval(365 * 86_400)
@@ -23,12 +23,25 @@ final class CheckpointTests: XCTestCase {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
+    /// What a commit does for the WAL's size in frames: background checkpoints from 1,000 frames, again every 500
+    /// more; inline from 4,000 (so that the WAL can start over); nothing below.
+    func testTheWALHookSchedulesBackgroundCheckpointsAndCheckpointsInlineOnlyPastTheBound() {
+        let checkpointer = IdleCheckpointer(path: directory.appendingPathComponent("none.sqlite").path)
+        defer { checkpointer.stop() }
+        XCTAssertFalse(checkpointer.noteWAL(frames: 999))
+        XCTAssertFalse(checkpointer.noteWAL(frames: 1_000), "a background checkpoint, not an inline one")
+        XCTAssertFalse(checkpointer.noteWAL(frames: 3_999))
+        XCTAssertTrue(checkpointer.noteWAL(frames: 4_000), "past the bound the commit checkpoints itself")
+        XCTAssertTrue(checkpointer.noteWAL(frames: 5_000))
+        XCTAssertFalse(checkpointer.noteWAL(frames: 40), "the WAL started over")
+    }
+
     func testCommitsNeverCheckpointAndABurstIsCheckpointedWhileItGoesOn() throws {
         let url = directory.appendingPathComponent("burst.sqlite")
         let store = try IndexStore(url: url)
         defer { try? store.close() }
         XCTAssertEqual(try store.pool.write { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") }, 0,
-                       "no checkpoint inside a commit")
+                       "SQLite's automatic checkpoint is replaced by the store's WAL hook")
         let before = size(url.path)
         // About 12 MB of distinct text in batches back to back: no pause for the idle checkpoint.
         var random = SystemRandomNumberGenerator()
