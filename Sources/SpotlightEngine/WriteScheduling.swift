@@ -104,9 +104,11 @@ final class BusyPolicy: Sendable {
 ///   checkpoint on this object's own connection, on a background queue: it copies the pages while writes go on
 ///   (SQLite's checkpoint lock is not the write lock);
 /// - the WAL starts over from its beginning only when a write transaction begins with every frame copied, which a
-///   stream of writes never leaves time for: past `inlineFrames` frames, the commit itself checkpoints, as SQLite's
-///   own would, but with almost every page already copied by the background checkpoints, and the WAL restarts at
-///   the next write (truncated to `journal_size_limit`). That bounds the WAL to about 16 MB;
+///   stream of writes never leaves time for: past `inlineFrames` frames, once a background checkpoint has finished
+///   with at most `inlineRemainder` frames left, the commit itself checkpoints them (as SQLite's own would, but a
+///   few commits' pages instead of 1,000), and the WAL restarts at the next write (truncated to
+///   `journal_size_limit`). Past twice that (a reader keeps the background checkpoints from finishing) a commit
+///   checkpoints whatever is left. That bounds the WAL to about 16 MB;
 /// - any commit schedules a checkpoint for when the store has been idle for `delay`, so committed data does not
 ///   stay in the WAL for long (a short-lived writer's data, a naive copy of the `.sqlite` file).
 final class IdleCheckpointer: Sendable {
@@ -114,10 +116,11 @@ final class IdleCheckpointer: Sendable {
     static let delay: TimeInterval = 0.5
     /// WAL frames (pages) from which commits schedule background checkpoints, and how many more each time.
     static let backgroundFrames = 1_000, backgroundStep = 500
-    /// WAL frames from which a commit checkpoints inline, so that the WAL can start over.
-    static let inlineFrames = 4_000
+    /// WAL frames from which a commit checkpoints inline, so that the WAL can start over, once a background
+    /// checkpoint has left at most `inlineRemainder` frames to copy.
+    static let inlineFrames = 4_000, inlineRemainder = 256
     private let state = Mutex<(lastCommit: UInt64, scheduled: Bool, stopped: Bool, pendingCommits: Int, urgent: Bool,
-                               scheduledAtFrames: Int)>((0, false, false, 0, false, 0))
+                               scheduledAtFrames: Int, backfilled: Int)>((0, false, false, 0, false, 0, 0))
     private let queue = DispatchQueue(label: "OpenSpotlight.IdleCheckpointer", qos: .utility)
     /// The checkpoints' own connection to the store (raw SQLite: it runs nothing but `sqlite3_wal_checkpoint_v2`),
     /// opened on first use; used only on `queue`.
@@ -146,21 +149,39 @@ final class IdleCheckpointer: Sendable {
     /// Notes the WAL's size after a commit: schedules a background checkpoint when it has grown enough since the
     /// last one, and returns whether the commit should checkpoint inline.
     func noteWAL(frames: Int) -> Bool {
-        let now = state.withLock { s -> Bool in
-            if frames < s.scheduledAtFrames { s.scheduledAtFrames = 0 }  // The WAL started over.
-            guard !s.stopped, !s.urgent, frames >= Self.backgroundFrames,
-                  frames >= s.scheduledAtFrames + Self.backgroundStep else { return false }
+        let (schedule, inline) = state.withLock { s -> (Bool, Bool) in
+            if frames < s.scheduledAtFrames {  // The WAL started over.
+                s.scheduledAtFrames = 0
+                s.backfilled = 0
+            }
+            guard !s.stopped else { return (false, false) }
+            if frames >= Self.inlineFrames {
+                // Inline, copy only what a finished background checkpoint left (the last few commits); past twice
+                // the bound (a reader keeps the background ones from finishing), whatever is left.
+                if frames >= 2 * Self.inlineFrames { return (false, true) }
+                if s.urgent { return (false, false) }
+                if frames - s.backfilled <= Self.inlineRemainder { return (false, true) }
+                s.urgent = true
+                s.scheduledAtFrames = frames
+                return (true, false)
+            }
+            guard !s.urgent, frames >= Self.backgroundFrames,
+                  frames >= s.scheduledAtFrames + Self.backgroundStep else { return (false, false) }
             s.urgent = true
             s.scheduledAtFrames = frames
-            return true
+            return (true, false)
         }
-        if now {
+        if schedule {
             queue.async { [self] in
-                guard state.withLock({ s -> Bool in s.urgent = false; return !s.stopped }) else { return }
-                checkpoint()
+                guard state.withLock({ s -> Bool in !s.stopped }) else { return }
+                let backfilled = checkpoint()
+                state.withLock { s in
+                    s.urgent = false
+                    if let backfilled { s.backfilled = backfilled }
+                }
             }
         }
-        return frames >= Self.inlineFrames
+        return inline
     }
 
     /// Notes a commit: schedules a checkpoint for when writes pause.
@@ -177,23 +198,28 @@ final class IdleCheckpointer: Sendable {
 
     /// A PASSIVE checkpoint on the checkpoints' connection. Failures (another process checkpointing, a busy
     /// reader) are left for the next one: the data is safe in the WAL either way.
-    private func checkpoint() {
-        connection.withLock { handle in
+    /// Returns how many of the WAL's frames are in the main file, when it could tell.
+    @discardableResult
+    private func checkpoint() -> Int? {
+        connection.withLock { handle -> Int? in
             if handle == nil {
                 var opened: OpaquePointer?
                 guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
                     sqlite3_close_v2(opened)
-                    return
+                    return nil
                 }
                 // A connection learns that the file is in WAL mode when it first reads it: until then a checkpoint
                 // does nothing.
                 guard sqlite3_exec(opened, "PRAGMA schema_version", nil, nil, nil) == SQLITE_OK else {
                     sqlite3_close_v2(opened)
-                    return
+                    return nil
                 }
                 handle = opened
             }
-            _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            var log: Int32 = 0, copied: Int32 = 0
+            guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) == SQLITE_OK,
+                  copied >= 0 else { return nil }
+            return Int(copied)
         }
     }
 

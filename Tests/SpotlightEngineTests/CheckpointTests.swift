@@ -23,16 +23,18 @@ final class CheckpointTests: XCTestCase {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    /// What a commit does for the WAL's size in frames: background checkpoints from 1,000 frames, again every 500
-    /// more; inline from 4,000 (so that the WAL can start over); nothing below.
+    /// What a commit does for the WAL's size in frames: nothing below 1,000; background checkpoints from there;
+    /// from 4,000, inline only once a background checkpoint has left a few commits' frames to copy (none has here:
+    /// the file does not exist), and past twice that, inline whatever is left; a small size means the WAL started
+    /// over.
     func testTheWALHookSchedulesBackgroundCheckpointsAndCheckpointsInlineOnlyPastTheBound() {
         let checkpointer = IdleCheckpointer(path: directory.appendingPathComponent("none.sqlite").path)
         defer { checkpointer.stop() }
         XCTAssertFalse(checkpointer.noteWAL(frames: 999))
         XCTAssertFalse(checkpointer.noteWAL(frames: 1_000), "a background checkpoint, not an inline one")
         XCTAssertFalse(checkpointer.noteWAL(frames: 3_999))
-        XCTAssertTrue(checkpointer.noteWAL(frames: 4_000), "past the bound the commit checkpoints itself")
-        XCTAssertTrue(checkpointer.noteWAL(frames: 5_000))
+        XCTAssertFalse(checkpointer.noteWAL(frames: 4_000), "no background checkpoint has copied the pages yet")
+        XCTAssertTrue(checkpointer.noteWAL(frames: 8_000), "past twice the bound the commit checkpoints itself")
         XCTAssertFalse(checkpointer.noteWAL(frames: 40), "the WAL started over")
     }
 
