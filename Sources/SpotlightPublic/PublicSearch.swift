@@ -78,17 +78,21 @@ enum PublicSearch {
         if offset == 0, results.count < limit {
             // Too few: the query with its misspelt words corrected, then titles like it among items too new for the
             // corrections.
-            let seen = Set(results.map(\.url))
-            var extra: [PublicResult] = []
+            var seen = Set(results.map(\.url))
             if let corrected = try await corrected(text, client: client, logger: logger) {
-                correction = corrected
-                extra = try await fullText(corrected, limit: limit, offset: 0, client: client, logger: logger)
+                let before = results.count
+                for result in try await fullText(corrected, limit: limit, offset: 0, client: client, logger: logger)
+                where results.count < limit && seen.insert(result.url).inserted {
+                    results.append(result)
+                }
+                if results.count > before { correction = corrected }
             }
-            if results.count + extra.count < limit, text.count >= 3 {
-                extra += try await similarRecentTitles(text, limit: limit, client: client, logger: logger)
+            if results.count < limit, text.count >= 3 {
+                for result in try await similarRecentTitles(text, limit: limit, client: client, logger: logger)
+                where results.count < limit && seen.insert(result.url).inserted {
+                    results.append(result)
+                }
             }
-            var added = seen
-            for result in extra where results.count < limit && added.insert(result.url).inserted { results.append(result) }
             more = false
         }
         return PublicSearchPage(query: text, results: results, next: more ? offset + limit : nil, correction: correction)

@@ -158,21 +158,12 @@ final class PublicIndexSearchTests: PublicIndexTestCase {
     }
 
     func testAServingInstanceRefreshesWhenDueAndOnlyOneAtATime() async throws {
-        let database = try freshDatabase()
-        // Migrate first, so that both instances find the tables and the items.
-        let first = try startService(database: database, ["--no-crawler", "--no-search-refresh"])
-        try loadItems(database)
-        first.stop()
+        let database = try migratedDatabaseWithItems()
         let a = try startService(database: database, ["--no-crawler", "--broad-prefix-items", "100",
                                                       "--search-refresh-interval", "3600"])
         let b = try startService(database: database, ["--no-crawler", "--broad-prefix-items", "100",
                                                       "--search-refresh-interval", "3600"])
-        var finished = ""
-        for _ in 0..<200 {
-            finished = try Self.psql(database, "select coalesce(finished_at::text, '') from search_refresh")
-            if !finished.isEmpty { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let finished = try await refreshFinished(database, after: "")
         XCTAssertFalse(finished.isEmpty, "an instance refreshed at start")
         XCTAssertEqual(try Self.psql(database, "select count(*) > 0 from search_candidates where prefix = 'alpha'"), "t")
         // Within the interval neither refreshes again.
@@ -215,33 +206,19 @@ final class PublicIndexSearchTests: PublicIndexTestCase {
     }
 
     func testManyChangedItemsMakeTheRefreshDueEarly() async throws {
-        let database = try freshDatabase()
-        let first = try startService(database: database, ["--no-crawler", "--no-search-refresh"])
-        try loadItems(database)
-        first.stop()
+        let database = try migratedDatabaseWithItems()
         // Due by age every 12 s (checked every 3 s); by changes from 1 s after the last refresh.
         let service = try startService(database: database, ["--no-crawler", "--broad-prefix-items", "100",
                                                             "--search-refresh-interval", "12",
                                                             "--search-refresh-changed-items", "5"])
-        func finished() throws -> String {
-            try Self.psql(database, "select coalesce(finished_at::text, '') from search_refresh")
-        }
-        var before = ""
-        for _ in 0..<200 where before.isEmpty {
-            before = try finished()
-            if before.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let before = try await refreshFinished(database, after: "")
         XCTAssertFalse(before.isEmpty, "the instance refreshed at start")
         try Self.psql(database, """
             insert into public_item (source, kind, url, title, engagement)
             select 'web', 'Product', 'https://shop.example/burst-' || n, 'alpha burst', 100000 + n
             from generate_series(1, 5) n
             """)
-        var after = before
-        for _ in 0..<200 where after == before {
-            try await Task.sleep(for: .milliseconds(100))
-            after = try finished()
-        }
+        let after = try await refreshFinished(database, after: before)
         XCTAssertNotEqual(after, before, "a second refresh ran")
         XCTAssertEqual(try Self.psql(database, "select extract(epoch from \(Self.quote(after))::timestamptz - \(Self.quote(before))::timestamptz) < 11"),
                        "t", "it ran for the changed items, before the interval was up")
@@ -250,6 +227,25 @@ final class PublicIndexSearchTests: PublicIndexTestCase {
             where prefix = 'alpha' and p.url like 'https://shop.example/burst-%'
             """), "5", "the changed items are in the new list")
         _ = service
+    }
+
+    /// A fresh database with its tables (migrated by an instance that does not refresh) and `loadItems`.
+    func migratedDatabaseWithItems() throws -> String {
+        let database = try freshDatabase()
+        let first = try startService(database: database, ["--no-crawler", "--no-search-refresh"])
+        try loadItems(database)
+        first.stop()
+        return database
+    }
+
+    /// When the last refresh finished ("" before any), waiting up to 20 s for it to differ from `previous`.
+    func refreshFinished(_ database: String, after previous: String) async throws -> String {
+        var finished = previous
+        for _ in 0..<200 where finished == previous {
+            finished = try Self.psql(database, "select coalesce(finished_at::text, '') from search_refresh")
+            if finished == previous { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        return finished
     }
 
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
