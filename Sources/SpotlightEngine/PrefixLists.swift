@@ -368,22 +368,17 @@ enum PrefixLists {
     static func unchanged(_ data: Data, removing removed: Set<Int64>?, adding added: Changes.Added?) -> Bool {
         if let added, added.bestDropped != nil { return false }
         return data.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            var last: (item: Int64, key: UInt64, uid: Range<Int>)?
-            while offset + 18 <= raw.count {
-                let item = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+            var last: (item: Int64, key: Double, uid: UnsafeRawBufferPointer)?
+            let whole = forEachEncoded(raw) { item, key, uid in
                 if let removed, removed.contains(item) { return false }
-                let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-                let length = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt16.self)))
-                guard offset + 18 + length <= raw.count else { return false }
-                last = (item, bits, (offset + 18)..<(offset + 18 + length))
-                offset += 18 + length
+                last = (item, key, uid)
+                return true
             }
+            guard whole else { return false }
             guard let added, !added.entries.isEmpty else { return true }
             // An empty incomplete list takes anything (it is refilled anyway).
             guard let last else { return false }
-            let threshold = Entry(item: last.item, key: Double(bitPattern: last.key),
-                                  uid: String(decoding: UnsafeRawBufferPointer(rebasing: raw[last.uid]), as: UTF8.self))
+            let threshold = Entry(item: last.item, key: last.key, uid: String(decoding: last.uid, as: UTF8.self))
             return !added.entries.contains { Entry.precedes($0, threshold) }
         }
     }
@@ -442,18 +437,31 @@ enum PrefixLists {
     static func decode(_ data: Data) -> [Entry] {
         var entries: [Entry] = []
         data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 18 <= raw.count {
-                let item = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
-                let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-                let length = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt16.self)))
-                offset += 18
-                guard offset + length <= raw.count else { break }
-                let uid = String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)]), as: UTF8.self)
-                offset += length
-                entries.append(Entry(item: item, key: Double(bitPattern: bits), uid: uid))
+            forEachEncoded(raw) { item, key, uid in
+                entries.append(Entry(item: item, key: key, uid: String(decoding: uid, as: UTF8.self)))
+                return true
             }
         }
         return entries
+    }
+
+    /// Calls `body` with each encoded entry in place (its uid's bytes), until it returns false. Returns false when
+    /// `body` stopped it or the bytes end inside an entry.
+    @discardableResult
+    static func forEachEncoded(_ raw: UnsafeRawBufferPointer,
+                               _ body: (Int64, Double, UnsafeRawBufferPointer) -> Bool) -> Bool {
+        var offset = 0
+        while offset + 18 <= raw.count {
+            let item = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+            let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            let length = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt16.self)))
+            offset += 18
+            guard offset + length <= raw.count else { return false }
+            guard body(item, Double(bitPattern: bits), UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)])) else {
+                return false
+            }
+            offset += length
+        }
+        return true
     }
 }
