@@ -15,7 +15,7 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 4):
+/// Schema (format version 5):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow).
 /// - `item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)`: one row per
 ///   item; `attrs` is `ValueCodec` bytes; the `name…` columns are its `NameSignals` (the key's hash as a 64-bit
@@ -28,12 +28,17 @@ import Darwin
 /// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since
 ///   2001), so attribute filters on them are range lookups (`QueryPlanner`).
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
+/// - `recordDictionary(id, data)`: the zstd dictionaries `attrs` frames are compressed with (`RecordDictionary`);
+///   `meta.recordDictionary` names the one writes use.
 package final class IndexStore: Sendable {
     /// The format this version writes and reads. Older formats are upgraded in place when a store is opened for
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
     /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`, format 3 (no `initials`) by
-    /// `upgradeFromFormat3`.
-    package static let formatVersion = 4
+    /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`.
+    package static let formatVersion = 5
+    /// The oldest format a store opened read-only may have: format 5 only added `recordDictionary`, which a format 4
+    /// store, whose records use no dictionary, does not need.
+    static let oldestReadableFormat = 4
 
     /// How long a connection waits for a lock held by another connection or process before failing with busy.
     static let busyTimeout: TimeInterval = 30
@@ -46,6 +51,16 @@ package final class IndexStore: Sendable {
     let turnstile: WriterTurnstile
     let busyPolicy = BusyPolicy()
     let checkpointer: IdleCheckpointer
+    /// What this process knows of the dictionary writes compress records with (`RecordDictionary`).
+    struct WriteDictionary {
+        var looked = false
+        var dictionary: RecordDictionary? = nil
+        var trainingTried = false
+    }
+    let writeDictionary = Mutex(WriteDictionary())
+    /// The most a WAL file keeps on disk once its frames are in the main file (`journal_size_limit`; an idle
+    /// store empties a larger one, `IdleCheckpointer`).
+    static let walSizeLimit = 8 << 20
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
     let columnCache = ColumnCache()
@@ -117,7 +132,7 @@ package final class IndexStore: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -32768")
             // After a checkpoint, the WAL file shrinks back to at most 8 MB instead of keeping the size of the
             // largest transaction (a bulk load) on disk.
-            try db.execute(sql: "PRAGMA journal_size_limit = 8388608")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(IndexStore.walSizeLimit)")
             // Checkpoints mostly on a connection of their own, off the commit path (`IdleCheckpointer`): its WAL hook
             // replaces SQLite's automatic checkpoint.
             checkpointer.install(on: db.sqliteConnection)
@@ -164,7 +179,7 @@ package final class IndexStore: Sendable {
                 throw EngineError(.unsupportedFormat,
                     "the index at \(url.path) has format \(version); this version reads format \(Self.formatVersion)")
             }
-            if let version, version < Self.formatVersion {
+            if let version, version < Self.oldestReadableFormat {
                 // Not damage and not newer, so never recovered: the owner's next write access upgrades it.
                 throw EngineError(.indexUnavailable,
                     "the index at \(url.path) has the older format \(version) and this user may not upgrade it; it is searchable again once its app (or a user who may write it) opens it")
@@ -235,6 +250,9 @@ package final class IndexStore: Sendable {
                 if version <= 3 {
                     try upgradeFromFormat3(db, url: url)
                 }
+                if version <= 4 {
+                    try upgradeFromFormat4(db, url: url)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: termCoverIndexSQL)
                 return
@@ -264,7 +282,8 @@ package final class IndexStore: Sendable {
                 CREATE TABLE attrValue(
                     attr TEXT NOT NULL, value REAL NOT NULL, item INTEGER NOT NULL,
                     PRIMARY KEY(attr, value, item)) WITHOUT ROWID;
-                CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL) WITHOUT ROWID;
+                \(prefixTopSQL);
+                \(RecordDictionary.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)
@@ -341,7 +360,7 @@ package final class IndexStore: Sendable {
         let rows = try Row.fetchCursor(db, sql: "SELECT id, uid, domain, hint, lastUsed, attrs FROM item")
         while let row = try rows.next() {
             let id: Int64 = try row.stored("id")
-            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
             let name = NameSignals(attributes: decoded.attributes)
             try update.execute(arguments: [name.words, name.first, Int64(bitPattern: name.key), id])
             let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
@@ -390,15 +409,46 @@ package final class IndexStore: Sendable {
         var items = 0
         let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item")
         while let row = try rows.next() {
-            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
             let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
             try update.execute(arguments: [Data(Initials.encode(terms)), try row.stored("id") as Int64])
             items += 1
         }
-        try db.execute(sql: "UPDATE meta SET value = \(Self.formatVersion) WHERE key = 'formatVersion'")
+        try db.execute(sql: "UPDATE meta SET value = 4 WHERE key = 'formatVersion'")
         EngineLog.logger.notice("""
-            upgraded the index at \(url.path) from format 3 to \(Self.formatVersion): the initials of \(items) items, \
+            upgraded the index at \(url.path) from format 3 to 4: the initials of \(items) items, \
             posting rows keyed by text (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            """)
+    }
+
+    /// The prefix lists (`PrefixLists`), a rowid table since format 5. A list is 0.5–3 KB: as rows of a
+    /// WITHOUT ROWID table (a B-tree of index pages, whose rows keep at most ~1 KB in the page) most of them spilled
+    /// into overflow pages left two-thirds empty, and the table took twice its bytes (Debian: 16.4 MB for 8.9 MB of
+    /// lists; PyPI: 41 MB, 48 % unused).
+    static let prefixTopSQL = """
+        CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL)
+        """
+
+    /// Format 4 → 5, in the opening transaction (all or nothing): the table of the dictionaries records are
+    /// compressed with (`RecordDictionary`), and the prefix lists moved to a rowid table (`prefixTopSQL`). The
+    /// records stay as they are (frames without a dictionary read as before); the next large write, or the
+    /// maintenance, trains a dictionary and compresses them again.
+    private static func upgradeFromFormat4(_ db: Database, url: URL) throws {
+        let started = Date()
+        try db.execute(sql: RecordDictionary.tableSQL)
+        // (A store upgraded from format 2 or 3 in this transaction went through the same steps.)
+        try db.execute(sql: """
+            ALTER TABLE prefixTop RENAME TO prefixTopFormat4;
+            DROP INDEX IF EXISTS prefixTop_long;
+            \(prefixTopSQL);
+            INSERT INTO prefixTop(prefix, complete, entries) SELECT prefix, complete, entries FROM prefixTopFormat4;
+            DROP TABLE prefixTopFormat4;
+            UPDATE meta SET value = 5 WHERE key = 'formatVersion';
+            """)
+        let lists = try Int.fetchOne(db, sql: "SELECT count(*) FROM prefixTop") ?? 0
+        EngineLog.logger.notice("""
+            upgraded the index at \(url.path) from format 4 to 5: a table for record dictionaries, \(lists) prefix \
+            lists in a rowid table (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
             """)
     }
 
@@ -414,6 +464,40 @@ package final class IndexStore: Sendable {
     package func apply(_ operations: [IndexOperation], clientState: ClientStateChange = .keep, now: Date = Date()) throws {
         try Self.validate(operations)
         try refuseIfReadOnly()
+        let dictionary = try recordDictionary(for: operations)
+        do {
+            try apply(operations, clientState: clientState, now: now, dictionary: dictionary)
+        } catch is RecordDictionary.Conflict {
+            // Another process stored a different dictionary under the id of the one trained here (zstd derives ids
+            // from the content; about one chance in 2³¹): nothing was written; write with the store's own.
+            writeDictionary.withLock { $0 = .init() }
+            try apply(operations, clientState: clientState, now: now,
+                      dictionary: try read { try RecordDictionary.current(in: $0) })
+        }
+    }
+
+    /// The dictionary a write compresses its new records with: the store's (read once), or one trained from the
+    /// write's own items when the store has none and the write brings enough (`RecordDictionary.train`; tried once
+    /// per process, so a store whose records train nothing does not pay for it on every batch).
+    private func recordDictionary(for operations: [IndexOperation]) throws -> RecordDictionary? {
+        let known = writeDictionary.withLock { $0 }
+        if let dictionary = known.dictionary { return dictionary }
+        if !known.looked || (!known.trainingTried && operations.count >= RecordDictionary.trainingMinimum) {
+            // (Looked up again before training: another process may have trained one since.)
+            if let stored = try read({ try RecordDictionary.current(in: $0) }) {
+                writeDictionary.withLock { $0 = .init(looked: true, dictionary: stored, trainingTried: $0.trainingTried) }
+                return stored
+            }
+            writeDictionary.withLock { $0.looked = true }
+        }
+        guard !known.trainingTried, operations.count >= RecordDictionary.trainingMinimum else { return nil }
+        writeDictionary.withLock { $0.trainingTried = true }
+        // Stored (and made the store's) by the transaction that first uses it.
+        return RecordDictionary.train(from: operations)
+    }
+
+    private func apply(_ operations: [IndexOperation], clientState: ClientStateChange, now: Date,
+                       dictionary: RecordDictionary?) throws {
         var newTerms: [String: Int64] = [:]
         var segmentsChanged = false
         // Tokenizing and encoding, on every core and before taking the write lock; in a large batch, each window
@@ -421,7 +505,8 @@ package final class IndexStore: Sendable {
         let hot = operations.count >= PreparedUpsert.parallelThreshold
             ? ((try? read { try PrefixLists.hotPrefixes($0) }) ?? []) : []
         let window = PreparedUpsert.window
-        var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, window), hot: hot)
+        var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, window), hot: hot,
+                                              dictionary: dictionary)
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
@@ -431,7 +516,7 @@ package final class IndexStore: Sendable {
                             "the stored client state (\(stored?.count ?? 0) bytes) does not match the expected state")
                     }
                 }
-                var writer = Writer(db: db, store: self, newTerms: [:], now: now)
+                var writer = Writer(db: db, store: self, newTerms: [:], now: now, dictionary: dictionary)
                 try writer.purgeExpired(now: now)
                 var next: PreparedUpsert.Background? = nil
                 for (position, operation) in operations.enumerated() {
@@ -439,12 +524,15 @@ package final class IndexStore: Sendable {
                         if let next { prepared = next.result() }
                         let following = position + window
                         next = following < operations.count
-                            ? PreparedUpsert.Background(operations, in: following..<min(operations.count, following + window), hot: hot)
+                            ? PreparedUpsert.Background(operations, in: following..<min(operations.count, following + window),
+                                                        hot: hot, dictionary: dictionary)
                             : nil
                     }
                     try writer.apply(operation, prepared: prepared[position])
                 }
                 try writer.finish()
+                // Every dictionary a committed record was compressed with is in the file, committed with it.
+                if let dictionary { try RecordDictionary.ensureStored(dictionary, db) }
                 switch clientState {
                 case .keep: break
                 case .set(let data), .compareAndSet(_, let data):
@@ -454,6 +542,9 @@ package final class IndexStore: Sendable {
                 newTerms = writer.newTerms
                 segmentsChanged = writer.changedSegments
             }
+        }
+        if let dictionary {
+            writeDictionary.withLock { $0 = .init(looked: true, dictionary: dictionary, trainingTried: true) }
         }
         if !newTerms.isEmpty {
             termCache.withLock { $0.merge(newTerms) { a, _ in a } }
@@ -531,14 +622,14 @@ package final class IndexStore: Sendable {
             try pool.read { db in
                 let row = try Row.fetchOne(db, sql: "SELECT uid, domain, expires, attrs FROM item WHERE uid = ? AND expires > ?",
                                            arguments: [uid, now.timeIntervalSinceReferenceDate])
-                return try row.map(Self.storedItem)
+                return try row.map { try Self.storedItem($0, in: db) }
             }
         }
     }
 
-    static func storedItem(_ row: Row) throws -> StoredItem {
+    static func storedItem(_ row: Row, in db: Database) throws -> StoredItem {
         let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
-        let decoded = try ValueCodec.decode(bytes)
+        let decoded = try ValueCodec.decode(bytes, in: db)
         return StoredItem(
             uniqueIdentifier: try row.stored("uid"), domainIdentifier: try row.stored("domain"),
             expirationDate: Date(timeIntervalSinceReferenceDate: try row.stored("expires")),
@@ -657,7 +748,7 @@ package final class IndexStore: Sendable {
             guard position % stride == 0 else { continue }
             let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
             do {
-                _ = try ValueCodec.decode(bytes)
+                _ = try ValueCodec.decode(bytes, in: db)
             } catch {
                 let uid: String = (try row.stored("uid") as String?) ?? "?"
                 problems.append("the record of \(uid.prefix(80).debugDescription) does not decode (\(error))")

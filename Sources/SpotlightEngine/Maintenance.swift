@@ -95,6 +95,12 @@ extension IndexStore {
         maintenance.wait()
     }
 
+    /// Waits until the checkpoint scheduled for when writes pause has run: the store is at rest, its WAL emptied
+    /// when a bulk load had grown it (`IdleCheckpointer`).
+    package func waitUntilSettled() {
+        checkpointer.waitUntilSettled()
+    }
+
     /// Prefix lists built per maintenance run.
     static let listsPerRun = 8
 
@@ -115,6 +121,8 @@ extension IndexStore {
             guard merged else { break }
             merges += 1
         }
+        // A store that grew by small writes (or that an earlier format filled) gets its record dictionary.
+        try compressRecordsWithDictionary()
         // Then at most `listsPerRun` prefix lists, the rest noted again for the next run, so that merges are never
         // held up behind many list builds.
         let wanted = notes.stalePrefixes.union(notes.hotPrefixes).sorted()
@@ -155,6 +163,77 @@ extension IndexStore {
             scheduleMaintenanceIfNeeded(segmentsChanged: false)
         }
         return merges
+    }
+
+    /// Records compressed again per write transaction of `compressRecordsWithDictionary`.
+    static let recompressionChunk = 500
+
+    /// For a store with `RecordDictionary.trainingMinimum` items or more and no record dictionary (it grew by
+    /// writes too small to train one, or an earlier format wrote it): trains one on a sample of its records, then
+    /// compresses every record written without it again, a chunk at a time, each chunk its own short write
+    /// transaction (the item ids and contents stay; only the bytes shrink). Tried once per process.
+    func compressRecordsWithDictionary() throws {
+        guard !isReadOnly else { return }
+        let known = writeDictionary.withLock { $0 }
+        guard known.dictionary == nil, !known.trainingTried else { return }
+        let samples = try read { db -> [[UInt8]]? in
+            guard try RecordDictionary.current(in: db) == nil else { return nil }
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+            guard count >= RecordDictionary.trainingMinimum else { return nil }
+            let step = max(1, count / RecordDictionary.trainingSamples)
+            var samples: [[UInt8]] = []
+            var position = 0
+            let rows = try Row.fetchCursor(db, sql: "SELECT attrs FROM item")
+            while let row = try rows.next() {
+                defer { position += 1 }
+                guard position % step == 0, samples.count < RecordDictionary.trainingSamples else { continue }
+                let plain = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
+                samples.append(ValueCodec.encode(attributes: plain.attributes, custom: plain.custom))
+            }
+            return samples
+        }
+        guard let samples else {
+            // It has one (another process trained it), or too few items yet: looked up again by the next write.
+            writeDictionary.withLock { $0.looked = false }
+            return
+        }
+        writeDictionary.withLock { $0.trainingTried = true }
+        guard let dictionary = RecordDictionary.train(samples: samples) else { return }
+        var after: Int64 = 0
+        var stored = false
+        while !closed.withLock({ $0 }) {
+            let chunk = try read { db -> [(id: Int64, old: Data, new: Data)] in
+                let rows = try Row.fetchAll(db, sql: "SELECT id, attrs FROM item WHERE id > ? ORDER BY id LIMIT ?",
+                                            arguments: [after, Self.recompressionChunk])
+                return try rows.map { row in
+                    let old: Data = try row.stored("attrs")
+                    let plain = try ValueCodec.decode([UInt8](old), in: db)
+                    let new = Data(ValueCodec.stored(attributes: plain.attributes, custom: plain.custom, dictionary: dictionary))
+                    return (try row.stored("id"), old, new)
+                }
+            }
+            guard let last = chunk.last else { break }
+            after = last.id
+            let changed = chunk.filter { $0.new.count < $0.old.count }
+            if changed.isEmpty && stored { continue }
+            do {
+                try mapped {
+                    try writeTransaction { db in
+                        try RecordDictionary.ensureStored(dictionary, db)
+                        // Ids are never reused and an item's record never changes in place, so a row still there
+                        // with the bytes read holds the same item.
+                        let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ? AND attrs = ?")
+                        for record in changed { try update.execute(arguments: [record.new, record.id, record.old]) }
+                    }
+                }
+            } catch is RecordDictionary.Conflict {
+                return
+            }
+            stored = true
+        }
+        if stored {
+            writeDictionary.withLock { $0 = .init(looked: true, dictionary: dictionary, trainingTried: true) }
+        }
     }
 
     /// Changes whenever an item is added, replaced or deleted (every write transaction that does so counts it).

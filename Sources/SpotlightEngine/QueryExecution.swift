@@ -114,7 +114,7 @@ extension IndexStore {
                 if checked % 256 == 0, options.isCancelled?() == true {
                     throw EngineError(.cancelled, "the query was cancelled")
                 }
-                let item = try Self.storedItem(row)
+                let item = try Self.storedItem(row, in: db)
                 guard query.matches(StoredItemQueryView(item: item)) else { return true }
                 batch.append(item)
                 delivered += 1
@@ -226,7 +226,7 @@ extension IndexStore {
             }
             sql += " ORDER BY uid LIMIT ?"
             arguments.append(limit)
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map(Self.storedItem)
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { try Self.storedItem($0, in: db) }
         }
     }
 

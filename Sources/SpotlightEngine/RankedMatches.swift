@@ -485,7 +485,7 @@ extension IndexStore {
             if let known = items[id] { return known }
             if let accepted, !accepted.contains(id) { items[id] = .some(nil); return nil }
             guard let row = try Row.fetchOne(itemRow, arguments: [id, now]) else { items[id] = .some(nil); return nil }
-            var item: StoredItem? = try storedItem(row)
+            var item: StoredItem? = try storedItem(row, in: db)
             if let filter = options.filter, let candidate = item {
                 if !filter(candidate) {
                     item = nil

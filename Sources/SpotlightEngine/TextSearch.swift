@@ -340,7 +340,7 @@ extension IndexStore {
         func score(_ id: Int64) throws {
             guard seen.insert(id).inserted,
                   let row = try Row.fetchOne(statement, arguments: [id, options.now.timeIntervalSinceReferenceDate]) else { return }
-            let item = try storedItem(row)
+            let item = try storedItem(row, in: db)
             var best: RankingExplanation.WordMatch?
             for (term, tiers) in TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes)
             where term.hasPrefix(word) {
@@ -426,7 +426,7 @@ extension IndexStore {
             let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item WHERE id IN (\(placeholders))",
                                            arguments: StatementArguments(slice.map { $0 as any DatabaseValueConvertible }))
             while let row = try rows.next() {
-                let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+                let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
                 terms[try row.stored("id")] = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
             }
         }

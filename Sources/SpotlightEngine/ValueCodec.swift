@@ -1,5 +1,6 @@
 import CZstd
 import Foundation
+import GRDB
 import Synchronization
 
 /// The compact binary encoding of an item's attributes, stored in the `item.attrs` column.
@@ -29,17 +30,26 @@ enum ValueCodec {
     static let maximumRatio = 64
     static let zstdLevel: Int32 = 3
 
-    /// The bytes an item row stores: `encode`'s, compressed when that is smaller. Every stored attribute byte is
-    /// written through here and read through `decode` (the one place a cipher for protection classes would go).
-    static func stored(attributes: [String: AttributeValue], custom: [String: CustomAttribute]) -> [UInt8] {
+    /// With the index's dictionary (`RecordDictionary`), records from this size are compressed.
+    static let dictionaryCompressionThreshold = 24
+
+    /// The bytes an item row stores: `encode`'s, compressed when that is smaller (with the index's `dictionary`
+    /// when it has one). Every stored attribute byte is written through here and read through `decode` (the one
+    /// place a cipher for protection classes would go).
+    static func stored(attributes: [String: AttributeValue], custom: [String: CustomAttribute],
+                       dictionary: RecordDictionary? = nil) -> [UInt8] {
         let plain = encode(attributes: attributes, custom: custom)
-        guard plain.count >= compressionThreshold, plain.count <= maximumRecordSize else { return plain }
+        let threshold = dictionary == nil ? compressionThreshold : dictionaryCompressionThreshold
+        guard plain.count >= threshold, plain.count <= maximumRecordSize else { return plain }
         let bound = ZSTD_compressBound(plain.count)
         var out = [UInt8](repeating: 0, count: bound)
         let written = ZstdContexts.compression.using { context in
             out.withUnsafeMutableBytes { target in
                 plain.withUnsafeBytes { source in
-                    ZSTD_compressCCtx(context, target.baseAddress, bound, source.baseAddress, plain.count, zstdLevel)
+                    if let dictionary {
+                        return dictionary.compress(context, target.baseAddress, bound, source.baseAddress, plain.count)
+                    }
+                    return ZSTD_compressCCtx(context, target.baseAddress, bound, source.baseAddress, plain.count, zstdLevel)
                 }
             }
         }
@@ -48,13 +58,29 @@ enum ValueCodec {
         return out
     }
 
+    /// zstd's id of the dictionary a stored record was compressed with; 0 for none (or an uncompressed record).
+    static func dictionaryID(of stored: [UInt8]) -> UInt32 {
+        guard isCompressed(stored) else { return 0 }
+        return stored.withUnsafeBytes { ZSTD_getDictID_fromFrame($0.baseAddress, stored.count) }
+    }
+
     static func isCompressed(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 4 && bytes[0] == 0x28 && bytes[1] == 0xB5 && bytes[2] == 0x2F && bytes[3] == 0xFD
     }
 
-    /// A stored record's plain bytes (decompressed when it is a zstd frame). Damaged frames throw `.corruptIndex`.
-    static func plain(_ bytes: [UInt8]) throws -> [UInt8] {
+    /// A stored record's plain bytes (decompressed when it is a zstd frame; a frame compressed with a dictionary
+    /// gets it from `dictionary`, by zstd's id). Damaged frames, and frames naming a dictionary `dictionary` does
+    /// not have, throw `.corruptIndex`.
+    static func plain(_ bytes: [UInt8], dictionary: (UInt32) throws -> RecordDictionary? = { _ in nil }) throws -> [UInt8] {
         guard isCompressed(bytes) else { return bytes }
+        let dictionaryID = dictionaryID(of: bytes)
+        var found: RecordDictionary? = nil
+        if dictionaryID != 0 {
+            found = try dictionary(dictionaryID)
+            guard found != nil else {
+                throw EngineError(.corruptIndex, "a stored record names the dictionary \(dictionaryID), which the index does not have")
+            }
+        }
         let size = bytes.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, bytes.count) }
         // ZSTD_CONTENTSIZE_UNKNOWN and ZSTD_CONTENTSIZE_ERROR are the two largest values.
         guard size < UInt64(maximumRecordSize), size <= UInt64(bytes.count * maximumRatio) else {
@@ -64,7 +90,10 @@ enum ValueCodec {
         let written = ZstdContexts.decompression.using { context in
             out.withUnsafeMutableBytes { target in
                 bytes.withUnsafeBytes { source in
-                    ZSTD_decompressDCtx(context, target.baseAddress, Int(size), source.baseAddress, bytes.count)
+                    if let found {
+                        return found.decompress(context, target.baseAddress, Int(size), source.baseAddress, bytes.count)
+                    }
+                    return ZSTD_decompressDCtx(context, target.baseAddress, Int(size), source.baseAddress, bytes.count)
                 }
             }
         }
@@ -97,8 +126,15 @@ enum ValueCodec {
         return out
     }
 
-    static func decode(_ stored: [UInt8]) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
-        let bytes = try plain(stored)
+    /// Decodes a record that the store `db` reads holds (its dictionaries, `RecordDictionary`, read from it).
+    static func decode(_ stored: [UInt8], in db: Database) throws
+        -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
+        try decode(stored, dictionary: { try RecordDictionary.named($0, in: db) })
+    }
+
+    static func decode(_ stored: [UInt8], dictionary: (UInt32) throws -> RecordDictionary? = { _ in nil }) throws
+        -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
+        let bytes = try plain(stored, dictionary: dictionary)
         var reader = Reader(bytes: bytes)
         let count = try reader.count(minimumBytesEach: 3)
         var attributes: [String: AttributeValue] = [:]

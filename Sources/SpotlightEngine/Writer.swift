@@ -29,9 +29,13 @@ struct Writer {
     /// Whether an item row was inserted or deleted.
     private var itemsChanged = false
 
-    init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date) {
+    /// The dictionary new records are compressed with (`RecordDictionary`), if the index has one.
+    let dictionary: RecordDictionary?
+
+    init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date, dictionary: RecordDictionary? = nil) {
         self.db = db
         self.store = store
+        self.dictionary = dictionary
         self.newTerms = newTerms
         self.now = now
         self.prefixes.hot = (try? PrefixLists.hotPrefixes(db)) ?? []
@@ -143,7 +147,7 @@ struct Writer {
 
     private mutating func deleteRow(_ row: Row) throws {
         let id: Int64 = try row.stored("id")
-        let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data))
+        let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
         let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
         for text in terms.keys {
             if let termID = try existingTermID(for: text) { dfDelta[termID, default: 0] -= 1 }
@@ -175,7 +179,7 @@ struct Writer {
         var domain = item.domainIdentifier
         if let existing {
             if isUpdate {
-                let old = try ValueCodec.decode([UInt8](try existing.stored("attrs") as Data))
+                let old = try ValueCodec.decode([UInt8](try existing.stored("attrs") as Data), in: db)
                 attributes = old.attributes.merging(item.attributes) { _, new in new }
                 for name in cleared { attributes[name] = nil }
                 custom = old.custom.merging(item.customAttributes) { _, new in new }
@@ -191,7 +195,7 @@ struct Writer {
         }
         let merged = StoredItem(uniqueIdentifier: item.uniqueIdentifier, domainIdentifier: domain,
                                 expirationDate: item.expirationDate, attributes: attributes, customAttributes: custom)
-        let bytes = prepared?.bytes ?? Data(ValueCodec.stored(attributes: attributes, custom: custom))
+        let bytes = prepared?.bytes ?? Data(ValueCodec.stored(attributes: attributes, custom: custom, dictionary: dictionary))
         let hint = merged.rankingHint
         let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
         if pendingPostings.count >= SegmentMerger.flushThreshold { try flushSegment() }
@@ -276,9 +280,9 @@ struct PreparedUpsert: Sendable {
         private let done = DispatchSemaphore(value: 0)
         private let prepared = Mutex<[Int: PreparedUpsert]>([:])
 
-        init(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>) {
+        init(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>, dictionary: RecordDictionary?) {
             DispatchQueue.global(qos: .userInitiated).async { [self] in
-                let result = PreparedUpsert.prepare(operations, in: range, hot: hot)
+                let result = PreparedUpsert.prepare(operations, in: range, hot: hot, dictionary: dictionary)
                 prepared.withLock { $0 = result }
                 done.signal()
             }
@@ -292,7 +296,8 @@ struct PreparedUpsert: Sendable {
         }
     }
 
-    static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>) -> [Int: PreparedUpsert] {
+    static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>,
+                        dictionary: RecordDictionary?) -> [Int: PreparedUpsert] {
         let positions = range.filter {
             if case .upsert(_, false, _, _) = operations[$0] { return true }
             return false
@@ -311,7 +316,8 @@ struct PreparedUpsert: Sendable {
                 local[position] = PreparedUpsert(
                     terms: terms,
                     values: AttributeValueIndex.values(attributes: item.attributes, custom: item.customAttributes),
-                    bytes: Data(ValueCodec.stored(attributes: item.attributes, custom: item.customAttributes)),
+                    bytes: Data(ValueCodec.stored(attributes: item.attributes, custom: item.customAttributes,
+                                                  dictionary: dictionary)),
                     name: name,
                     initials: Data(Initials.encode(terms)),
                     prefixPoints: PrefixLists.bestPoints(terms, hot: hot, name: name), hot: hot)

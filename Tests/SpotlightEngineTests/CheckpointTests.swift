@@ -65,4 +65,31 @@ final class CheckpointTests: XCTestCase {
         XCTAssertGreaterThan(grown, before + 4_000_000, "the main file took the WAL's pages during the burst")
         XCTAssertEqual(try store.count(now: Date()), 3_000)
     }
+
+    /// A bulk load's transaction leaves a WAL of its own size; once writes pause, the store empties it (SQLite alone
+    /// would keep it on disk until the next write), and what it held is in the main file.
+    func testAnIdleStoreEmptiesTheWALABulkLoadGrew() throws {
+        let url = directory.appendingPathComponent("bulk.sqlite")
+        let store = try IndexStore(url: url)
+        defer { try? store.close() }
+        var random = SystemRandomNumberGenerator()
+        let items = (0..<3_000).map { n -> StoredItem in
+            let words = (0..<60).map { _ in String(random.next() % 1_000_000_000, radix: 36) }
+            return StoredItem(uniqueIdentifier: "bulk-\(n)", domainIdentifier: nil, expirationDate: later,
+                              attributes: ["title": .string("item \(n)"),
+                                           "contentDescription": .string(words.joined(separator: " "))])
+        }
+        try store.apply(items.map { .upsert($0) })
+        XCTAssertGreaterThan(size(url.path + "-wal"), Int64(IndexStore.walSizeLimit),
+                             "one transaction larger than the limit (else this test shows nothing)")
+        store.waitUntilSettled()
+        XCTAssertEqual(size(url.path + "-wal"), 0, "the idle checkpoint emptied the WAL")
+        XCTAssertEqual(try store.count(now: Date()), 3_000)
+        // A copy of the main file alone holds every item: nothing was left behind in the WAL.
+        let copy = directory.appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: url, to: copy)
+        let reopened = try IndexStore(url: copy)
+        defer { try? reopened.close() }
+        XCTAssertEqual(try reopened.count(now: Date()), 3_000)
+    }
 }

@@ -142,11 +142,20 @@ final class DecoderFuzzTests: XCTestCase {
 
     // MARK: Store opener
 
-    /// A store file with some items, closed (checkpointed into the main file).
+    /// A store file with some items, closed (checkpointed into the main file). Its records are compressed with a
+    /// record dictionary (`RecordDictionary`), so damage reaches the dictionary and the frames that name it too.
     func seedStoreBytes(in directory: URL) throws -> Data {
         let url = directory.appendingPathComponent("seed.sqlite")
         let store = try IndexStore(url: url)
         var r = FuzzRandom(state: 3)
+        // A batch large enough to train the dictionary, then removed: the dictionary stays for the 40 items.
+        try store.apply((0..<RecordDictionary.trainingMinimum).map { i in
+            .upsert(StoredItem(uniqueIdentifier: "train\(i)", domainIdentifier: "a.b", expirationDate: .distantFuture,
+                               attributes: ["title": .string("training item \(i) berry"),
+                                            "contentDescription": .string("a record like the others, number \(i % 97)"),
+                                            "keywords": .array([.string("berry"), .string("k\(i % 13)")])]))
+        })
+        try store.apply([.deleteAll])
         try store.apply((0..<40).map { i in
             var record = Self.randomRecord(&r)
             record.attributes["title"] = .string("item \(i) berry \(Self.randomString(&r))")
@@ -154,7 +163,11 @@ final class DecoderFuzzTests: XCTestCase {
                                       expirationDate: .distantFuture, attributes: record.attributes,
                                       customAttributes: record.custom))
         })
-        try store.pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try store.pool.writeWithoutTransaction { try $0.execute(sql: "VACUUM; PRAGMA wal_checkpoint(TRUNCATE)") }
+        let dictionaryRecords = try store.read { db in
+            try Data.fetchAll(db, sql: "SELECT attrs FROM item").filter { ValueCodec.dictionaryID(of: [UInt8]($0)) != 0 }.count
+        }
+        XCTAssertGreaterThan(dictionaryRecords, 20, "the seed's records use the dictionary")
         try store.close()
         return try Data(contentsOf: url)
     }

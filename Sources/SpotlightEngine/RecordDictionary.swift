@@ -1,0 +1,173 @@
+import CZstd
+import Foundation
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+/// A zstd dictionary that an index's stored records are compressed with (format 5).
+///
+/// A record is a few hundred bytes, most of them attribute names (`contentDescription`, `contentTypeTree` and its
+/// four type identifiers) and words its neighbours share; alone, zstd finds little to reuse in it (PyPI's records:
+/// 290 bytes, 210 as a plain frame). Trained on the index's own records, a dictionary holds what they share, and a
+/// frame compressed with it keeps only what is particular to the record (PyPI: ~70 bytes; Debian: 400 → 240).
+///
+/// - **Training**: the first write of at least `trainingMinimum` new items trains one from a sample of them
+///   (`train(from:)`, zstd's `ZDICT_trainFromBuffer`, a few hundred milliseconds at most), before the write lock
+///   is taken; the maintenance trains one for an index that grew by small writes and compresses its records again
+///   (`IndexStore.compressRecordsWithDictionary`).
+/// - **Storage**: the `recordDictionary` table, by zstd's dictionary id (which zstd derives from the dictionary's
+///   content and writes into every frame's header); `meta.recordDictionary` names the one writes use. A transaction
+///   that writes records with a dictionary stores that dictionary in the same transaction (`ensureStored`), so
+///   no committed record names a dictionary the file lacks; dictionaries are never deleted.
+/// - **Reading**: a frame's header names its dictionary; `RecordDictionary.named(_:in:)` reads it from the store once
+///   per process and store file, then keeps it. A frame naming a dictionary the store does not have is damage
+///   (`.corruptIndex`).
+///
+/// The dictionary and its compression and decompression forms are immutable once made; zstd allows using them
+/// from several threads at once.
+final class RecordDictionary: @unchecked Sendable {
+    /// zstd's id of the dictionary, written in the header of every frame compressed with it.
+    let id: UInt32
+    /// The dictionary's bytes, as stored.
+    let data: Data
+    private let compression: OpaquePointer
+    private let decompression: OpaquePointer
+
+    /// New items in one write from which a dictionary is trained.
+    static let trainingMinimum = 1_000
+    /// At most this many records are sampled for training.
+    static let trainingSamples = 4_096
+    /// The largest dictionary; a smaller sample trains a smaller one (a tenth of the sample's bytes, as zstd
+    /// recommends), never below `minimumCapacity`.
+    static let maximumCapacity = 64 << 10
+    static let minimumCapacity = 4 << 10
+
+    /// Makes the dictionary from stored or trained bytes; nil when zstd does not take them as a dictionary.
+    init?(data: Data) {
+        let made = data.withUnsafeBytes { raw -> (UInt32, OpaquePointer?, OpaquePointer?) in
+            guard let base = raw.baseAddress, raw.count >= 8 else { return (0, nil, nil) }
+            let id = ZSTD_getDictID_fromDict(base, raw.count)
+            guard id != 0 else { return (0, nil, nil) }
+            return (id, ZSTD_createCDict(base, raw.count, ValueCodec.zstdLevel), ZSTD_createDDict(base, raw.count))
+        }
+        guard made.0 != 0, let compression = made.1, let decompression = made.2 else {
+            if let c = made.1 { ZSTD_freeCDict(c) }
+            if let d = made.2 { ZSTD_freeDDict(d) }
+            return nil
+        }
+        self.id = made.0
+        self.data = data
+        self.compression = compression
+        self.decompression = decompression
+    }
+
+    deinit {
+        ZSTD_freeCDict(compression)
+        ZSTD_freeDDict(decompression)
+    }
+
+    /// Compresses `plain` with the dictionary into `out` (of `capacity` bytes); zstd's result code.
+    func compress(_ context: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ capacity: Int,
+                  _ plain: UnsafeRawPointer?, _ count: Int) -> Int {
+        ZSTD_compress_usingCDict(context, out, capacity, plain, count, compression)
+    }
+
+    /// Decompresses a frame compressed with the dictionary; zstd's result code.
+    func decompress(_ context: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ capacity: Int,
+                    _ frame: UnsafeRawPointer?, _ count: Int) -> Int {
+        ZSTD_decompress_usingDDict(context, out, capacity, frame, count, decompression)
+    }
+
+    // MARK: Training
+
+    /// Trains a dictionary on the plain records of a write's new items, or returns nil when there are fewer than
+    /// `trainingMinimum` of them or zstd finds nothing worth a dictionary in them.
+    static func train(from operations: [IndexOperation]) -> RecordDictionary? {
+        var records: [StoredItem] = []
+        for operation in operations {
+            if case .upsert(let item, false, _, _) = operation { records.append(item) }
+        }
+        guard records.count >= trainingMinimum else { return nil }
+        let step = max(1, records.count / trainingSamples)
+        let samples = stride(from: 0, to: records.count, by: step).prefix(trainingSamples).map { position in
+            ValueCodec.encode(attributes: records[position].attributes, custom: records[position].customAttributes)
+        }
+        return train(samples: samples)
+    }
+
+    /// Trains a dictionary on plain records (`ValueCodec.encode`).
+    static func train(samples: [[UInt8]]) -> RecordDictionary? {
+        guard samples.count >= trainingMinimum else { return nil }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(samples.reduce(0) { $0 + $1.count })
+        var sizes: [Int] = []
+        sizes.reserveCapacity(samples.count)
+        for sample in samples {
+            joined.append(contentsOf: sample)
+            sizes.append(sample.count)
+        }
+        let capacity = min(maximumCapacity, max(minimumCapacity, joined.count / 10))
+        var dictionary = [UInt8](repeating: 0, count: capacity)
+        let written = dictionary.withUnsafeMutableBytes { target in
+            joined.withUnsafeBytes { source in
+                sizes.withUnsafeBufferPointer { sizes in
+                    ZDICT_trainFromBuffer(target.baseAddress, capacity, source.baseAddress, sizes.baseAddress,
+                                          UInt32(sizes.count))
+                }
+            }
+        }
+        guard ZDICT_isError(written) == 0, written > 0 else { return nil }
+        return RecordDictionary(data: Data(dictionary.prefix(written)))
+    }
+
+    // MARK: The store's dictionaries
+
+    static let tableSQL = "CREATE TABLE IF NOT EXISTS recordDictionary(id INTEGER PRIMARY KEY, data BLOB NOT NULL)"
+
+    /// The dictionaries read so far, per store file, by id. (A store replaced at the same path, by recovery, keeps
+    /// its entries: zstd derives a dictionary's id from its content, so the same id names the same bytes.)
+    private static let known = Mutex<[String: [UInt32: RecordDictionary]]>([:])
+
+    /// The dictionary with zstd's id `id` of the store `db` reads, or nil when it has none by that id.
+    static func named(_ id: UInt32, in db: Database) throws -> RecordDictionary? {
+        let path = storePath(db)
+        if let found = known.withLock({ $0[path]?[id] }) { return found }
+        guard try db.tableExists("recordDictionary"),
+              let data = try Data.fetchOne(db, sql: "SELECT data FROM recordDictionary WHERE id = ?", arguments: [Int64(id)])
+        else { return nil }
+        guard let dictionary = RecordDictionary(data: data), dictionary.id == id else {
+            throw EngineError(.corruptIndex, "the record dictionary \(id) of the index at \(path) is damaged")
+        }
+        known.withLock { $0[path, default: [:]][id] = dictionary }
+        return dictionary
+    }
+
+    /// The dictionary writes to the store compress with (`meta.recordDictionary`), if it has one.
+    static func current(in db: Database) throws -> RecordDictionary? {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'recordDictionary'"),
+              let id32 = UInt32(exactly: id) else { return nil }
+        return try named(id32, in: db)
+    }
+
+    /// Stores `dictionary` in this transaction, unless the store has it already, and makes it the one writes use
+    /// when the store has none yet. Throws `Conflict` when the store holds different bytes under its id (two
+    /// processes trained different dictionaries that zstd gave the same id: about one chance in 2³¹).
+    static func ensureStored(_ dictionary: RecordDictionary, _ db: Database) throws {
+        if let stored = try Data.fetchOne(db, sql: "SELECT data FROM recordDictionary WHERE id = ?",
+                                          arguments: [Int64(dictionary.id)]) {
+            guard stored == dictionary.data else { throw Conflict() }
+        } else {
+            try db.execute(sql: "INSERT INTO recordDictionary(id, data) VALUES(?, ?)",
+                           arguments: [Int64(dictionary.id), dictionary.data])
+        }
+        try db.execute(sql: "INSERT OR IGNORE INTO meta(key, value) VALUES('recordDictionary', ?)",
+                       arguments: [Int64(dictionary.id)])
+        known.withLock { $0[storePath(db), default: [:]][dictionary.id] = dictionary }
+    }
+
+    struct Conflict: Error {}
+
+    private static func storePath(_ db: Database) -> String {
+        sqlite3_db_filename(db.sqliteConnection, "main").map { String(cString: $0) } ?? ""
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+import SpotlightTestSupport
+import XCTest
+@testable import SpotlightEngine
+
+/// Stored records are compressed with a zstd dictionary trained on the index's own records (`RecordDictionary`,
+/// format 5): trained by the first large write or by the maintenance, stored in the same transaction as the first
+/// record that uses it, read back from the file by a process that never saw it trained, and every record written
+/// before it (or by format 4) still reads. A real SQLite file on disk.
+final class RecordDictionaryTests: XCTestCase {
+    var directory: URL!
+    let later = Date().addingTimeInterval(365 * 86_400)
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-dictionary-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static let words = ["library", "python", "client", "server", "parser", "data", "fast", "simple", "tools", "for",
+                        "the", "and", "with", "async", "http", "json", "database", "testing", "framework", "image",
+                        "network", "graph", "plugin", "command", "line", "interface", "wrapper", "api", "model"]
+
+    /// Items shaped like a package index's: a name, a one-line summary, keywords, a date and a type.
+    func items(_ range: Range<Int>, prefix: String = "pkg") -> [StoredItem] {
+        var random = SplitMix64(state: UInt64(range.lowerBound) &+ 7)
+        func word() -> String { Self.words[Int(random.next() % UInt64(Self.words.count))] }
+        return range.map { n in
+            let name = "\(word())-\(word())-\(n)"
+            let summary = (0..<(4 + Int(random.next() % 8))).map { _ in word() }.joined(separator: " ")
+            return StoredItem(uniqueIdentifier: "\(prefix):\(n)", domainIdentifier: "packages", expirationDate: later,
+                              attributes: ["title": .string(name), "contentDescription": .string("A \(summary)."),
+                                           "keywords": .array(name.split(separator: "-").map { .string(String($0)) }),
+                                           "contentModificationDate": .date(Date(timeIntervalSinceReferenceDate: Double(n) * 86_400)),
+                                           "contentType": .string("public.text"),
+                                           "contentTypeTree": .array(["public.text", "public.data", "public.content", "public.item"].map { .string($0) })])
+        }
+    }
+
+    func recordBytes(_ store: IndexStore) throws -> Int {
+        try store.read { try Int.fetchOne($0, sql: "SELECT sum(length(attrs)) FROM item") } ?? 0
+    }
+
+    /// The dictionary ids the store's records name (0: a frame without one, or an uncompressed record).
+    func dictionaryIDs(_ store: IndexStore) throws -> [UInt32: Int] {
+        try store.read { db in
+            var ids: [UInt32: Int] = [:]
+            for data in try Data.fetchAll(db, sql: "SELECT attrs FROM item") {
+                ids[ValueCodec.dictionaryID(of: [UInt8](data)), default: 0] += 1
+            }
+            return ids
+        }
+    }
+
+    func testALargeWriteTrainsADictionaryThatMakesRecordsSmallerAndReadsBackFromTheFile() throws {
+        let url = directory.appendingPathComponent("large.sqlite")
+        let store = try IndexStore(url: url)
+        let written = items(0..<3_000)
+        try store.apply(written.map { .upsert($0) })
+        let stored = try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, length(data) AS n FROM recordDictionary").map { (try $0.stored("id") as Int64, try $0.stored("n") as Int) }
+        }
+        XCTAssertEqual(stored.count, 1, "one dictionary, stored with the batch")
+        XCTAssertGreaterThan(stored[0].1, 1_000)
+        XCTAssertEqual(try store.read { try Int64.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'recordDictionary'") },
+                       stored[0].0, "the store's dictionary for writes")
+        let ids = try dictionaryIDs(store)
+        XCTAssertEqual(ids[UInt32(stored[0].0)], 3_000, "every record of the batch uses it: \(ids)")
+
+        // The same records compressed without a dictionary (as format 4 stored them) take far more room.
+        let withDictionary = try recordBytes(store)
+        let without = written.reduce(0) { $0 + ValueCodec.stored(attributes: $1.attributes, custom: $1.customAttributes).count }
+        XCTAssertLessThan(Double(withDictionary), Double(without) * 0.8, "\(withDictionary) bytes against \(without)")
+
+        // Read back whole, here and from a copy of the file that no process has read yet (its dictionary comes
+        // from the file, not from what this process trained).
+        for item in written.prefix(50) + written.suffix(50) {
+            XCTAssertEqual(try store.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
+        }
+        try store.close()
+        let copy = directory.appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: url, to: copy)
+        let reopened = try IndexStore(url: copy)
+        defer { try? reopened.close() }
+        for item in written.shuffled().prefix(200) {
+            XCTAssertEqual(try reopened.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
+        }
+        var options = TextSearchOptions()
+        options.limit = 5
+        XCTAssertEqual(try reopened.search("python", options: options).count, 5)
+        XCTAssertNoThrow(try reopened.checkIntegrity(), "the integrity check decodes records with the dictionary")
+        // Later writes, small ones included, use the store's dictionary.
+        try reopened.apply([.upsert(items(5_000..<5_001)[0])])
+        XCTAssertEqual(try dictionaryIDs(reopened)[UInt32(stored[0].0)], 3_001)
+    }
+
+    func testARecordNamingADictionaryTheFileLacksIsDamageNotATrap() throws {
+        let url = directory.appendingPathComponent("damaged.sqlite")
+        let store = try IndexStore(url: url)
+        try store.apply(items(0..<1_200).map { .upsert($0) })
+        try store.close()
+        // A copy (read by no process yet) whose dictionary row was lost.
+        let copy = directory.appendingPathComponent("lost-dictionary.sqlite")
+        try FileManager.default.copyItem(at: url, to: copy)
+        let queue = try DatabaseQueue(path: copy.path)
+        try queue.write { try $0.execute(sql: "DELETE FROM recordDictionary") }
+        try queue.close()
+        let damaged = try IndexStore(url: copy)
+        defer { try? damaged.close() }
+        XCTAssertThrowsError(try damaged.item(withIdentifier: "pkg:7")) { error in
+            XCTAssertEqual((error as? EngineError)?.code, .corruptIndex, "\(error)")
+        }
+        XCTAssertThrowsError(try damaged.checkIntegrity(), "the integrity check finds the records") { error in
+            XCTAssertEqual((error as? EngineError)?.code, .corruptIndex)
+            XCTAssertTrue("\(error)".contains("does not decode"), "\(error)")
+        }
+    }
+
+    func testSmallWritesGetADictionaryFromTheMaintenanceAndEveryRecordIsCompressedAgain() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("small.sqlite"))
+        defer { try? store.close() }
+        let written = items(0..<1_600)
+        // Batches below the training minimum, and fewer items in all than it: no dictionary yet.
+        for start in stride(from: 0, to: 800, by: 400) {
+            try store.apply(Array(written[start..<(start + 400)]).map { .upsert($0) })
+        }
+        try store.performMaintenance()
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM recordDictionary") }, 0)
+        XCTAssertEqual(try dictionaryIDs(store).keys.sorted(), [0])
+        // The maintenance after the batches that pass it.
+        for start in stride(from: 800, to: 1_600, by: 400) {
+            try store.apply(Array(written[start..<(start + 400)]).map { .upsert($0) })
+        }
+        try store.performMaintenance()
+        let ids = try dictionaryIDs(store)
+        XCTAssertEqual(ids.count, 1, "every record uses the one dictionary now: \(ids)")
+        XCTAssertNotEqual(ids.keys.first, 0)
+        XCTAssertEqual(ids.values.first, 1_600)
+        for item in written.shuffled().prefix(100) {
+            XCTAssertEqual(try store.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
+        }
+        // Writes after it use it too.
+        try store.apply([.upsert(items(9_000..<9_001)[0])])
+        XCTAssertEqual(try dictionaryIDs(store).count, 1)
+    }
+
+    func testFormat4StoresAreUpgradedWithTheirRecordsAndPrefixListsAsBefore() throws {
+        let url = directory.appendingPathComponent("format4.sqlite")
+        let store = try IndexStore(url: url)
+        let written = items(0..<300)
+        try store.apply(written.map { .upsert($0) })
+        // Made a format 4 store: no dictionary table, the prefix lists in a WITHOUT ROWID table.
+        let lists = try store.read { try Row.fetchAll($0, sql: "SELECT prefix, complete, entries FROM prefixTop ORDER BY prefix") }
+        XCTAssertGreaterThan(lists.count, 50)
+        try store.pool.write { db in
+            try db.execute(sql: """
+                DROP TABLE recordDictionary;
+                ALTER TABLE prefixTop RENAME TO prefixTopFormat5;
+                DROP INDEX prefixTop_long;
+                CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL) WITHOUT ROWID;
+                INSERT INTO prefixTop SELECT prefix, complete, entries FROM prefixTopFormat5;
+                DROP TABLE prefixTopFormat5;
+                \(PrefixLists.longPrefixIndexSQL);
+                UPDATE meta SET value = 4 WHERE key = 'formatVersion';
+                """)
+        }
+        try store.close()
+        // Opened read-only first (by a user who may not write it, so nothing is upgraded): format 4 is readable as
+        // it is; format 3 is not.
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        let pool = try DatabasePool(path: url.path, configuration: readOnly)
+        XCTAssertNoThrow(try IndexStore.checkFormat(pool, url: url))
+        try pool.close()
+        let format3 = directory.appendingPathComponent("format3.sqlite")
+        try FileManager.default.copyItem(at: url, to: format3)
+        let queue = try DatabaseQueue(path: format3.path)
+        try queue.write { try $0.execute(sql: "UPDATE meta SET value = 3 WHERE key = 'formatVersion'") }
+        try queue.close()
+        let format3Pool = try DatabasePool(path: format3.path, configuration: readOnly)
+        XCTAssertThrowsError(try IndexStore.checkFormat(format3Pool, url: format3)) { error in
+            XCTAssertEqual((error as? EngineError)?.code, .indexUnavailable)
+        }
+        try format3Pool.close()
+        let upgraded = try IndexStore(url: url)
+        defer { try? upgraded.close() }
+        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") }, 5)
+        for item in written {
+            XCTAssertEqual(try upgraded.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
+        }
+        XCTAssertEqual(try upgraded.read { try Row.fetchAll($0, sql: "SELECT prefix, complete, entries FROM prefixTop ORDER BY prefix") },
+                       lists, "the same prefix lists")
+        let schema = try upgraded.read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'prefixTop'") }
+        XCTAssertFalse(schema?.uppercased().contains("WITHOUT ROWID") ?? true, schema ?? "no prefixTop")
+        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'prefixTop_long'") }, 1)
+        var options = TextSearchOptions()
+        options.limit = 3
+        XCTAssertEqual(try upgraded.search("p", options: options).count, 3, "a one-letter search reads its list")
+        // A large write trains the dictionary; the old records keep reading.
+        try upgraded.apply(items(1_000..<2_200).map { .upsert($0) })
+        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM recordDictionary") }, 1)
+        XCTAssertEqual(try upgraded.item(withIdentifier: "pkg:299")?.attributes, written[299].attributes)
+    }
+
+    /// Two processes that trained different dictionaries under one id (zstd's id comes from the content, so this
+    /// is about one chance in 2³¹; made here by storing other bytes under the id the batch will train): the write
+    /// is not lost and no record names bytes it was not compressed with.
+    func testADictionaryIdTakenByOtherBytesFallsBackToTheStoresOwn() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("conflict.sqlite"))
+        defer { try? store.close() }
+        let written = items(0..<1_500)
+        let operations = written.map { IndexOperation.upsert($0) }
+        let trained = try XCTUnwrap(RecordDictionary.train(from: operations))
+        XCTAssertEqual(RecordDictionary.train(from: operations)?.data, trained.data, "training is deterministic")
+        let other = try XCTUnwrap(RecordDictionary.train(from: items(50_000..<51_500).map { .upsert($0) }))
+        XCTAssertNotEqual(other.data, trained.data)
+        try store.pool.write { db in
+            try db.execute(sql: "INSERT INTO recordDictionary(id, data) VALUES(?, ?)", arguments: [Int64(trained.id), other.data])
+        }
+        try store.apply(operations)
+        XCTAssertEqual(try store.count(now: Date()), 1_500)
+        for item in written.shuffled().prefix(100) {
+            XCTAssertEqual(try store.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
+        }
+        XCTAssertNil(try dictionaryIDs(store)[trained.id], "no record claims the id whose bytes are another's")
+    }
+
+    func testTrainingNeedsEnoughRecords() {
+        XCTAssertNil(RecordDictionary.train(from: items(0..<(RecordDictionary.trainingMinimum - 1)).map { .upsert($0) }))
+        // Updates merge into stored attributes: they are not samples of whole records.
+        XCTAssertNil(RecordDictionary.train(from: items(0..<2_000).map { .upsert($0, isUpdate: true, clearedAttributes: [], clearedCustomKeys: []) }))
+        XCTAssertNil(RecordDictionary(data: Data("not a dictionary".utf8)))
+    }
+}
