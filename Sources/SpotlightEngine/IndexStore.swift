@@ -251,7 +251,9 @@ package final class IndexStore: Sendable {
                     try upgradeFromFormat3(db, url: url)
                 }
                 if version <= 4 {
-                    try upgradeFromFormat4(db, url: url)
+                    // (Format 1 and 2 stores had their lists built again by `upgradeFromFormat2`, in today's
+                    // encoding.)
+                    try upgradeFromFormat4(db, url: url, listsInFormat4: version >= 3)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: termCoverIndexSQL)
@@ -430,22 +432,28 @@ package final class IndexStore: Sendable {
         """
 
     /// Format 4 → 5, in the opening transaction (all or nothing): the table of the dictionaries records are
-    /// compressed with (`RecordDictionary`), and the prefix lists moved to a rowid table (`prefixTopSQL`). The
-    /// records stay as they are (frames without a dictionary read as before); the next large write, or the
-    /// maintenance, trains a dictionary and compresses them again.
-    private static func upgradeFromFormat4(_ db: Database, url: URL) throws {
+    /// compressed with (`RecordDictionary`), and the prefix lists moved to a rowid table (`prefixTopSQL`) in their
+    /// shorter encoding (`PrefixLists.encode`; the same entries). The records stay as they are (frames without a
+    /// dictionary read as before); the next large write, or the maintenance, trains a dictionary and compresses
+    /// them again.
+    private static func upgradeFromFormat4(_ db: Database, url: URL, listsInFormat4: Bool) throws {
         let started = Date()
         try db.execute(sql: RecordDictionary.tableSQL)
-        // (A store upgraded from format 2 or 3 in this transaction went through the same steps.)
         try db.execute(sql: """
             ALTER TABLE prefixTop RENAME TO prefixTopFormat4;
             DROP INDEX IF EXISTS prefixTop_long;
             \(prefixTopSQL);
-            INSERT INTO prefixTop(prefix, complete, entries) SELECT prefix, complete, entries FROM prefixTopFormat4;
-            DROP TABLE prefixTopFormat4;
-            UPDATE meta SET value = 5 WHERE key = 'formatVersion';
             """)
-        let lists = try Int.fetchOne(db, sql: "SELECT count(*) FROM prefixTop") ?? 0
+        let insert = try db.makeStatement(sql: "INSERT INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)")
+        let rows = try Row.fetchCursor(db, sql: "SELECT prefix, complete, entries FROM prefixTopFormat4 ORDER BY prefix")
+        var lists = 0
+        while let row = try rows.next() {
+            let entries: Data = try row.stored(2)
+            try insert.execute(arguments: [try row.stored(0) as String, try row.stored(1) as Bool,
+                                           listsInFormat4 ? PrefixLists.encode(PrefixLists.decodeFormat4(entries)) : entries])
+            lists += 1
+        }
+        try db.execute(sql: "DROP TABLE prefixTopFormat4; UPDATE meta SET value = 5 WHERE key = 'formatVersion'")
         EngineLog.logger.notice("""
             upgraded the index at \(url.path) from format 4 to 5: a table for record dictionaries, \(lists) prefix \
             lists in a rowid table (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)

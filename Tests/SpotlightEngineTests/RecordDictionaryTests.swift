@@ -41,6 +41,54 @@ final class RecordDictionaryTests: XCTestCase {
         }
     }
 
+    func lists(_ store: IndexStore) throws -> [(prefix: String, complete: Bool, entries: [PrefixLists.Entry])] {
+        try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT prefix, complete, entries FROM prefixTop ORDER BY prefix").map {
+                (try $0.stored(0), try $0.stored(1), PrefixLists.decode(try $0.stored(2)))
+            }
+        }
+    }
+
+    /// Format 4's encoding of a prefix list: per entry the item id (8), the key's bits (8), the identifier's
+    /// length (2) and bytes.
+    static func encodeFormat4(_ entries: [PrefixLists.Entry]) -> Data {
+        var data = Data()
+        for e in entries {
+            withUnsafeBytes(of: e.item.littleEndian) { data.append(contentsOf: $0) }
+            withUnsafeBytes(of: e.key.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt16(e.uid.utf8.count).littleEndian) { data.append(contentsOf: $0) }
+            data.append(contentsOf: Array(e.uid.utf8))
+        }
+        return data
+    }
+
+    func testPrefixListsEncodeIdentifiersAsTheirSharedStartAndReadDamageAsAShorterList() {
+        let entries = [
+            PrefixLists.Entry(item: 1, key: 9.5, uid: "debian:libfoo"),
+            PrefixLists.Entry(item: 300_000_000_000, key: 9.5, uid: "debian:libfoo-dev"),
+            PrefixLists.Entry(item: 7, key: 3.25, uid: "debian:lib"),
+            PrefixLists.Entry(item: 8, key: 3.0, uid: ""),
+            PrefixLists.Entry(item: 9, key: -1, uid: "Boîte/reçue 📬"),
+            PrefixLists.Entry(item: 10, key: .infinity, uid: "Boîte/reçue 📮"),
+        ]
+        let encoded = PrefixLists.encode(entries)
+        XCTAssertEqual(PrefixLists.decode(encoded), entries)
+        XCTAssertLessThan(encoded.count, Self.encodeFormat4(entries).count * 3 / 4)
+        XCTAssertEqual(PrefixLists.decodeFormat4(Self.encodeFormat4(entries)), entries)
+        // Every cut and every changed byte reads as a list (a prefix of the entries for a cut), never a trap.
+        for cut in 0..<encoded.count {
+            let decoded = PrefixLists.decode(encoded.prefix(cut))
+            XCTAssertEqual(decoded, Array(entries.prefix(decoded.count)))
+        }
+        var random = SplitMix64(state: 11)
+        for _ in 0..<2_000 {
+            var damaged = [UInt8](encoded)
+            damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next())
+            _ = PrefixLists.decode(Data(damaged))
+            _ = Data(damaged).withUnsafeBytes { PrefixLists.forEachEncoded($0) { _, _, _ in true } }
+        }
+    }
+
     func recordBytes(_ store: IndexStore) throws -> Int {
         try store.read { try Int.fetchOne($0, sql: "SELECT sum(length(attrs)) FROM item") } ?? 0
     }
@@ -153,20 +201,22 @@ final class RecordDictionaryTests: XCTestCase {
         let store = try IndexStore(url: url)
         let written = items(0..<300)
         try store.apply(written.map { .upsert($0) })
-        // Made a format 4 store: no dictionary table, the prefix lists in a WITHOUT ROWID table.
-        let lists = try store.read { try Row.fetchAll($0, sql: "SELECT prefix, complete, entries FROM prefixTop ORDER BY prefix") }
+        // Made a format 4 store: no dictionary table, the prefix lists in a WITHOUT ROWID table and format 4's
+        // encoding.
+        let lists = try self.lists(store)
         XCTAssertGreaterThan(lists.count, 50)
         try store.pool.write { db in
             try db.execute(sql: """
                 DROP TABLE recordDictionary;
-                ALTER TABLE prefixTop RENAME TO prefixTopFormat5;
-                DROP INDEX prefixTop_long;
+                DROP TABLE prefixTop;
                 CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL) WITHOUT ROWID;
-                INSERT INTO prefixTop SELECT prefix, complete, entries FROM prefixTopFormat5;
-                DROP TABLE prefixTopFormat5;
                 \(PrefixLists.longPrefixIndexSQL);
                 UPDATE meta SET value = 4 WHERE key = 'formatVersion';
                 """)
+            for list in lists {
+                try db.execute(sql: "INSERT INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)",
+                               arguments: [list.prefix, list.complete, Self.encodeFormat4(list.entries)])
+            }
         }
         try store.close()
         // Opened read-only first (by a user who may not write it, so nothing is upgraded): format 4 is readable as
@@ -192,8 +242,10 @@ final class RecordDictionaryTests: XCTestCase {
         for item in written {
             XCTAssertEqual(try upgraded.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
         }
-        XCTAssertEqual(try upgraded.read { try Row.fetchAll($0, sql: "SELECT prefix, complete, entries FROM prefixTop ORDER BY prefix") },
-                       lists, "the same prefix lists")
+        let upgradedLists = try self.lists(upgraded)
+        XCTAssertEqual(upgradedLists.map(\.prefix), lists.map(\.prefix))
+        XCTAssertTrue(upgradedLists.elementsEqual(lists) { $0.complete == $1.complete && $0.entries == $1.entries },
+                      "the same prefix lists, in format 5's encoding")
         let schema = try upgraded.read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'prefixTop'") }
         XCTAssertFalse(schema?.uppercased().contains("WITHOUT ROWID") ?? true, schema ?? "no prefixTop")
         XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'prefixTop_long'") }, 1)
