@@ -20,13 +20,14 @@ import Darwin
 /// - `item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)`: one row per
 ///   item; `attrs` is `ValueCodec` bytes; the `name…` columns are its `NameSignals` (the key's hash as a 64-bit
 ///   integer); `initials` its best match per one-letter prefix (`Initials`, 18 bytes).
-/// - `term(id, text, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
+/// - `term(text, id, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
 /// - `segment(id, firstItem, lastItem, items, postings, deadItems)` and `postings(text, segment, count, data)`:
 ///   the text index as immutable segments of block-compressed posting lists (`Segments.swift`); each posting
 ///   carries the tier mask of `TextIndexer`.
-/// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since
-///   2001), so attribute filters on them are range lookups (`QueryPlanner`).
+/// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since 2001)
+///   under its attribute's code (`AttributeValueIndex.code`), so attribute filters on them are range lookups
+///   (`QueryPlanner`).
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
 /// - `recordDictionary(id, data)`: the zstd dictionaries `attrs` frames are compressed with (`RecordDictionary`);
 ///   `meta.recordDictionary` names the one writes use.
@@ -256,7 +257,6 @@ package final class IndexStore: Sendable {
                     try upgradeFromFormat4(db, url: url, listsInFormat4: version >= 3)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
-                try db.execute(sql: termCoverIndexSQL)
                 return
             }
             // No format version but tables already there: the meta row was lost to damage (found by fuzzing; it
@@ -279,23 +279,25 @@ package final class IndexStore: Sendable {
                     initials BLOB NOT NULL DEFAULT x'');
                 CREATE INDEX item_domain ON item(domain) WHERE domain IS NOT NULL;
                 CREATE INDEX item_expires ON item(expires);
-                CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
+                \(termSQL);
                 \(segmentSchemaSQL)
-                CREATE TABLE attrValue(
-                    attr TEXT NOT NULL, value REAL NOT NULL, item INTEGER NOT NULL,
-                    PRIMARY KEY(attr, value, item)) WITHOUT ROWID;
+                \(attrValueSQL);
                 \(prefixTopSQL);
                 \(RecordDictionary.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)
-            try db.execute(sql: termCoverIndexSQL)
         }
     }
 
-    /// The vocabulary by text with its document frequencies: a prefix's terms (`p` has thousands) are listed from
-    /// this index alone, without a table lookup per term. Adding it changes no format.
-    static let termCoverIndexSQL = "CREATE INDEX IF NOT EXISTS term_cover ON term(text, df)"
+    /// The vocabulary (format 5): keyed by text, so a prefix's terms with their document frequencies (`p` has
+    /// thousands) are one range of the table itself, and by id through `term_id` (which holds the text too, so a
+    /// segment's term ids turn into texts from the index alone). Format 4's rowid table kept every text three
+    /// times (the table, its UNIQUE index and the covering `term_cover` index): 41 MB of PyPI's index.
+    static let termSQL = """
+        CREATE TABLE term(text TEXT PRIMARY KEY, id INTEGER NOT NULL, df INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+        CREATE UNIQUE INDEX term_id ON term(id)
+        """
 
     /// Format 1 → 2, in the opening transaction (all or nothing): the `posting` rows become one segment holding
     /// every item; items, terms, values, prefix lists and the client state stay as they are.
@@ -431,9 +433,18 @@ package final class IndexStore: Sendable {
         CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL)
         """
 
+    /// The number and date index (`QueryPlanner`'s ranges): attributes by their code (`AttributeValueIndex.code`)
+    /// since format 5; format 4 kept each row's attribute name.
+    static let attrValueSQL = """
+        CREATE TABLE attrValue(
+            attr INTEGER NOT NULL, value REAL NOT NULL, item INTEGER NOT NULL,
+            PRIMARY KEY(attr, value, item)) WITHOUT ROWID
+        """
+
     /// Format 4 → 5, in the opening transaction (all or nothing): the table of the dictionaries records are
     /// compressed with (`RecordDictionary`), and the prefix lists moved to a rowid table (`prefixTopSQL`) in their
-    /// shorter encoding (`PrefixLists.encode`; the same entries). The records stay as they are (frames without a
+    /// shorter encoding (`PrefixLists.encode`; the same entries), the number and date index keyed by attribute
+    /// codes instead of names (`attrValueSQL`), and the vocabulary keyed by text (`termSQL`; the same ids). The records stay as they are (frames without a
     /// dictionary read as before); the next large write, or the maintenance, trains a dictionary and compresses
     /// them again.
     private static func upgradeFromFormat4(_ db: Database, url: URL, listsInFormat4: Bool) throws {
@@ -453,10 +464,34 @@ package final class IndexStore: Sendable {
                                            listsInFormat4 ? PrefixLists.encode(PrefixLists.decodeFormat4(entries)) : entries])
             lists += 1
         }
-        try db.execute(sql: "DROP TABLE prefixTopFormat4; UPDATE meta SET value = 5 WHERE key = 'formatVersion'")
+        try db.execute(sql: "DROP TABLE prefixTopFormat4; ALTER TABLE attrValue RENAME TO attrValueFormat4; \(attrValueSQL)")
+        let insertValue = try db.makeStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
+        let values = try Row.fetchCursor(db, sql: "SELECT attr, value, item FROM attrValueFormat4")
+        var codes: [String: Int64] = [:]
+        while let row = try values.next() {
+            // (A code already, in a table a hand or a test gave codes: kept.)
+            let attribute: DatabaseValue = row[0]
+            let code: Int64
+            if case .string(let name) = attribute.storage {
+                code = codes[name] ?? AttributeValueIndex.code(name)
+                codes[name] = code
+            } else {
+                code = try row.stored(0)
+            }
+            try insertValue.execute(arguments: [code, try row.stored(1) as Double, try row.stored(2) as Int64])
+        }
+        try db.execute(sql: """
+            DROP TABLE attrValueFormat4;
+            ALTER TABLE term RENAME TO termFormat4;
+            DROP INDEX IF EXISTS term_id;
+            \(termSQL);
+            INSERT INTO term(text, id, df) SELECT text, id, df FROM termFormat4 ORDER BY text;
+            DROP TABLE termFormat4;
+            UPDATE meta SET value = 5 WHERE key = 'formatVersion';
+            """)
         EngineLog.logger.notice("""
             upgraded the index at \(url.path) from format 4 to 5: a table for record dictionaries, \(lists) prefix \
-            lists in a rowid table (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            lists in a rowid table, values by attribute code, the vocabulary keyed by text (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
             """)
     }
 

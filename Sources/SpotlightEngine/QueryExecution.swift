@@ -314,7 +314,9 @@ package indirect enum TermLookup: Sendable, Hashable {
         case .range(let attribute, let lower, let upper):
             var ids = ItemIDSet()
             let statement = try db.cachedStatement(sql: "SELECT item FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ?")
-            try IndexStore.forEachRawRow(db, statement, [attribute, lower, upper]) { h in ids.insert(sqlite3_column_int64(h, 0)) }
+            try IndexStore.forEachRawRow(db, statement, [AttributeValueIndex.code(attribute), lower, upper]) { h in
+                ids.insert(sqlite3_column_int64(h, 0))
+            }
             return ids
         }
 

@@ -159,7 +159,7 @@ extension TermLookup {
         case .range(let attribute, let lower, let upper):
             return try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM (SELECT 1 FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ? LIMIT ?)
-                """, arguments: [attribute, lower, upper, max(cap, 1)]) ?? 0
+                """, arguments: [AttributeValueIndex.code(attribute), lower, upper, max(cap, 1)]) ?? 0
         }
     }
 }

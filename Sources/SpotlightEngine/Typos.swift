@@ -41,26 +41,26 @@ package enum Typos {
         let high = String(first) + "\u{10FFFF}"
         var matcher = BoundedDistance(word)
         let n = matcher.count
-        var matches: [(id: Int64, text: String)] = []
-        // Only columns of the `text` index, so the scan never visits the table; the few that match then read their
-        // document frequency, and terms no live item has any more (`df` 0) are dropped.
+        var matches: [(id: Int64, text: String, df: Int)] = []
+        // One range of the vocabulary (keyed by text, with ids and document frequencies in the rows); terms no live
+        // item has any more (`df` 0) are dropped.
         let sql = prefix
-            ? "SELECT id, text FROM term WHERE text >= ? AND text < ? AND length(text) >= ?"
-            : "SELECT id, text FROM term WHERE text >= ? AND text < ? AND length(text) BETWEEN ? AND ?"
+            ? "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND length(text) >= ?"
+            : "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND length(text) BETWEEN ? AND ?"
         let arguments: StatementArguments = prefix ? [low, high, n - budget] : [low, high, n - budget, n + budget]
         var scalars: [UInt32] = []
         try IndexStore.forEachRawRow(db, db.cachedStatement(sql: sql), arguments) { h in
             let bytes = UnsafeBufferPointer(start: sqlite3_column_text(h, 1), count: Int(sqlite3_column_bytes(h, 1)))
             BoundedDistance.decode(bytes, into: &scalars)
             if matcher.distance(to: scalars, limit: budget, prefix: prefix) <= budget {
-                matches.append((sqlite3_column_int64(h, 0), String(decoding: bytes, as: UTF8.self)))
+                matches.append((sqlite3_column_int64(h, 0), String(decoding: bytes, as: UTF8.self), Int(sqlite3_column_int64(h, 2))))
             }
         }
         // The first letter wrong, the rest typed right: each spelling a range (or point) lookup.
         if budget > 0, let spellings = firstLetterSpellings(of: word) {
             let known = Set(matches.map(\.id))
-            let exactly = try db.cachedStatement(sql: "SELECT id, text FROM term WHERE text = ?")
-            let starting = try db.cachedStatement(sql: "SELECT id, text FROM term WHERE text >= ? AND text < ?")
+            let exactly = try db.cachedStatement(sql: "SELECT id, text, df FROM term WHERE text = ?")
+            let starting = try db.cachedStatement(sql: "SELECT id, text, df FROM term WHERE text >= ? AND text < ?")
             let typed = word.unicodeScalars.map(\.value)
             for spelling in spellings {
                 let rows = prefix ? try Row.fetchAll(starting, arguments: [spelling, spelling + "\u{10FFFF}"])
@@ -70,15 +70,11 @@ package enum Typos {
                     let text: String = try row.stored(1)
                     guard !known.contains(id), !matches.contains(where: { $0.id == id }),
                           firstLetterTypo(typed, text.unicodeScalars.map(\.value), prefix: prefix) else { continue }
-                    matches.append((id, text))
+                    matches.append((id, text, try row.stored(2)))
                 }
             }
         }
-        let frequency = try db.cachedStatement(sql: "SELECT df FROM term WHERE id = ?")
-        return try matches.compactMap { match in
-            let df = try Int.fetchOne(frequency, arguments: [match.id]) ?? 0
-            return df > 0 ? (match.id, match.text, df) : nil
-        }
+        return matches.filter { $0.df > 0 }
     }
 
     /// Whether `term` is `typed` with its first letter wrong and the rest right (of a beginning of the term when

@@ -15,7 +15,10 @@ struct Writer {
     let store: IndexStore
     var newTerms: [String: Int64]
     let now: Date
-    private var dfDelta: [Int64: Int] = [:]
+    /// Document-frequency changes by term text (the term table's key).
+    private var dfDelta: [String: Int] = [:]
+    /// The id the next new term gets (terms are never deleted, so the largest id plus one), once looked up.
+    private var nextTermID: Int64? = nil
     private var pendingPostings: [(term: Int64, item: Int64, tiers: UInt8)] = []
     /// The ids allocated since the last segment was written (`pendingFirst...nextItem - 1`), and how many of them
     /// were deleted again in this transaction.
@@ -88,7 +91,7 @@ struct Writer {
     /// Writes everything gathered: the new segment, document frequencies, prefix lists, the next item id.
     mutating func finish() throws {
         try flushSegment()
-        let update = try db.cachedStatement(sql: "UPDATE term SET df = max(0, df + ?) WHERE id = ?")
+        let update = try db.cachedStatement(sql: "UPDATE term SET df = max(0, df + ?) WHERE text = ?")
         for (term, delta) in dfDelta where delta != 0 {
             try update.execute(arguments: [delta, term])
         }
@@ -150,7 +153,7 @@ struct Writer {
         let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
         let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
         for text in terms.keys {
-            if let termID = try existingTermID(for: text) { dfDelta[termID, default: 0] -= 1 }
+            dfDelta[text, default: 0] -= 1
         }
         prefixes.remove(item: id, terms: terms)
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
@@ -212,7 +215,7 @@ struct Writer {
         for (text, tiers) in newTerms {
             let termID = try termID(for: text)
             pendingPostings.append((termID, id, tiers))
-            dfDelta[termID, default: 0] += 1
+            dfDelta[text, default: 0] += 1
         }
         let hintPoints = Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
         if let prepared, prepared.hot == prefixes.hot {
@@ -222,7 +225,7 @@ struct Writer {
         }
         let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
         for entry in prepared?.values ?? AttributeValueIndex.values(attributes: attributes, custom: custom) {
-            try insertValue.execute(arguments: [entry.attribute, entry.value, id])
+            try insertValue.execute(arguments: [AttributeValueIndex.code(entry.attribute), entry.value, id])
         }
     }
 
@@ -230,7 +233,7 @@ struct Writer {
         guard !values.isEmpty else { return }
         let delete = try db.cachedStatement(sql: "DELETE FROM attrValue WHERE attr = ? AND value = ? AND item = ?")
         for entry in values {
-            try delete.execute(arguments: [entry.attribute, entry.value, item])
+            try delete.execute(arguments: [AttributeValueIndex.code(entry.attribute), entry.value, item])
         }
     }
 
@@ -244,8 +247,9 @@ struct Writer {
             newTerms[text] = id
             return id
         }
-        try db.cachedStatement(sql: "INSERT INTO term(text) VALUES(?)").execute(arguments: [text])
-        let id = db.lastInsertedRowID
+        let id = try nextTermID ?? (Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM term") ?? 1)
+        nextTermID = id + 1
+        try db.cachedStatement(sql: "INSERT INTO term(text, id) VALUES(?, ?)").execute(arguments: [text, id])
         newTerms[text] = id
         return id
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SpotlightTestSupport
 import XCTest
 @testable import SpotlightEngine
 import SpotlightQueryLanguage
@@ -186,13 +187,46 @@ final class QueryPlannerTests: XCTestCase {
         XCTAssertEqual(ids.count, 2)
     }
 
+    /// The value index keys attributes by a 31-bit code: two names that share one only widen a lookup; the
+    /// planned result still equals the full scan's.
+    func testAttributesWhoseCodesCollideKeepTheirOwnValues() throws {
+        // Random names (names that differ only in a counter spread without collisions): the birthday bound of 31
+        // bits is ~55,000 names.
+        var seen: [Int64: String] = [:]
+        var pair: (String, String)? = nil
+        var random = SplitMix64(state: 5)
+        for _ in 0..<1_000_000 {
+            let name = "com_acme_" + String(random.next(), radix: 16)
+            let code = AttributeValueIndex.code(name)
+            if let other = seen[code], other != name { pair = (other, name); break }
+            seen[code] = name
+        }
+        let (a, b) = try XCTUnwrap(pair, "two random names with one code")
+        XCTAssertEqual(AttributeValueIndex.code(a), AttributeValueIndex.code(b))
+        try store.apply([
+            .upsert(StoredItem(uniqueIdentifier: "ca", expirationDate: now.addingTimeInterval(86_400), attributes: [:],
+                               customAttributes: [a: CustomAttribute(value: .int(7))])),
+            .upsert(StoredItem(uniqueIdentifier: "cb", expirationDate: now.addingTimeInterval(86_400), attributes: [:],
+                               customAttributes: [b: CustomAttribute(value: .int(7))])),
+        ], now: now)
+        let options = QueryOptions(now: now)
+        for (name, expected) in [(a, ["ca"]), (b, ["cb"])] {
+            let expression = try QueryParser.parse("\(name) == 7")
+            let plan = QueryPlanner.plan(expression, now: now, calendar: calendar)
+            guard case .candidates(.range) = plan else { return XCTFail("\(name) == 7 plans as a range lookup: \(plan)") }
+            let found = try store.items(matching: CompiledQuery(expression, now: now, calendar: calendar), plan: plan,
+                                        options: options).map(\.uniqueIdentifier)
+            XCTAssertEqual(found, expected, "\(name)")
+        }
+    }
+
     func testValueIndexFollowsUpdatesAndDeletes() throws {
         try store.apply([.upsert(StoredItem(uniqueIdentifier: "d1", expirationDate: now.addingTimeInterval(86_400),
                                             attributes: ["rankingHint": .int(5)]))], now: now)
         let high = try store.read { try TermLookup.range("rankingHint", lower: 50, upper: 100).candidateIDs($0) }
         XCTAssertEqual(high.count, 1, "d1's old value is gone")
         try store.apply([.delete(identifiers: ["m2", "d1"])], now: now)
-        let left = try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM attrValue WHERE attr = 'rankingHint'") }
+        let left = try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM attrValue WHERE attr = ?", arguments: [AttributeValueIndex.code("rankingHint")]) }
         XCTAssertEqual(left, 1)
         try store.apply([.deleteAll], now: now)
         XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM attrValue") }, 0)

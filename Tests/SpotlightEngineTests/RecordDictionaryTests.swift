@@ -202,11 +202,26 @@ final class RecordDictionaryTests: XCTestCase {
         let written = items(0..<300)
         try store.apply(written.map { .upsert($0) })
         // Made a format 4 store: no dictionary table, the prefix lists in a WITHOUT ROWID table and format 4's
-        // encoding.
+        // encoding, the values under their attribute's name.
         let lists = try self.lists(store)
         XCTAssertGreaterThan(lists.count, 50)
+        let vocabulary = try store.read { try Row.fetchAll($0, sql: "SELECT text, id, df FROM term ORDER BY text") }
+        XCTAssertGreaterThan(vocabulary.count, 30)
+        let dateCode = AttributeValueIndex.code("contentModificationDate")
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM attrValue WHERE attr = ?", arguments: [dateCode]) }, 300)
         try store.pool.write { db in
             try db.execute(sql: """
+                ALTER TABLE attrValue RENAME TO attrValueFormat5;
+                CREATE TABLE attrValue(attr TEXT NOT NULL, value REAL NOT NULL, item INTEGER NOT NULL,
+                                       PRIMARY KEY(attr, value, item)) WITHOUT ROWID;
+                INSERT INTO attrValue SELECT 'contentModificationDate', value, item FROM attrValueFormat5 WHERE attr = \(dateCode);
+                DROP TABLE attrValueFormat5;
+                ALTER TABLE term RENAME TO termFormat5;
+                DROP INDEX term_id;
+                CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
+                INSERT INTO term(id, text, df) SELECT id, text, df FROM termFormat5;
+                DROP TABLE termFormat5;
+                CREATE INDEX term_cover ON term(text, df);
                 DROP TABLE recordDictionary;
                 DROP TABLE prefixTop;
                 CREATE TABLE prefixTop(prefix TEXT PRIMARY KEY, complete INTEGER NOT NULL, entries BLOB NOT NULL) WITHOUT ROWID;
@@ -242,6 +257,15 @@ final class RecordDictionaryTests: XCTestCase {
         for item in written {
             XCTAssertEqual(try upgraded.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
         }
+        // The dates are found by range under the attribute's code: days 100 to 149.
+        let days = try upgraded.read {
+            try TermLookup.range("contentModificationDate", lower: 100 * 86_400, upper: 149 * 86_400).candidateIDs($0)
+        }
+        XCTAssertEqual(days.count, 50)
+        XCTAssertEqual(try upgraded.read { try String.fetchOne($0, sql: "SELECT typeof(attr) FROM attrValue LIMIT 1") }, "integer")
+        XCTAssertEqual(try upgraded.read { try Row.fetchAll($0, sql: "SELECT text, id, df FROM term ORDER BY text") },
+                       vocabulary, "the same terms, ids and frequencies")
+        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('term_cover', 'term_id')") }, 1)
         let upgradedLists = try self.lists(upgraded)
         XCTAssertEqual(upgradedLists.map(\.prefix), lists.map(\.prefix))
         XCTAssertTrue(upgradedLists.elementsEqual(lists) { $0.complete == $1.complete && $0.entries == $1.entries },
@@ -256,6 +280,15 @@ final class RecordDictionaryTests: XCTestCase {
         try upgraded.apply(items(1_000..<2_200).map { .upsert($0) })
         XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM recordDictionary") }, 1)
         XCTAssertEqual(try upgraded.item(withIdentifier: "pkg:299")?.attributes, written[299].attributes)
+        // New terms get ids after the upgraded ones, and every id is one term's.
+        let maxID = vocabulary.map { $0["id"] as Int64 }.max() ?? 0
+        try upgraded.apply([.upsert(StoredItem(uniqueIdentifier: "new", domainIdentifier: nil, expirationDate: later,
+                                               attributes: ["title": .string("zyzzyva quokka")]))])
+        XCTAssertGreaterThan(try upgraded.read { try Int64.fetchOne($0, sql: "SELECT id FROM term WHERE text = 'zyzzyva'") } ?? 0, maxID)
+        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(DISTINCT id) = count(*) FROM term") }, 1)
+        var found = TextSearchOptions()
+        found.limit = 5
+        XCTAssertEqual(try upgraded.search("quokka", options: found).map(\.item.uniqueIdentifier), ["new"])
     }
 
     /// Two processes that trained different dictionaries under one id (zstd's id comes from the content, so this
