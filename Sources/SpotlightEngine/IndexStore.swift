@@ -37,9 +37,6 @@ package final class IndexStore: Sendable {
     /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`, format 3 (no `initials`) by
     /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`.
     package static let formatVersion = 5
-    /// The oldest format a store opened read-only may have: format 5 only added `recordDictionary`, which a format 4
-    /// store, whose records use no dictionary, does not need.
-    static let oldestReadableFormat = 4
 
     /// How long a connection waits for a lock held by another connection or process before failing with busy.
     static let busyTimeout: TimeInterval = 30
@@ -180,7 +177,7 @@ package final class IndexStore: Sendable {
                 throw EngineError(.unsupportedFormat,
                     "the index at \(url.path) has format \(version); this version reads format \(Self.formatVersion)")
             }
-            if let version, version < Self.oldestReadableFormat {
+            if let version, version < Self.formatVersion {
                 // Not damage and not newer, so never recovered: the owner's next write access upgrades it.
                 throw EngineError(.indexUnavailable,
                     "the index at \(url.path) has the older format \(version) and this user may not upgrade it; it is searchable again once its app (or a user who may write it) opens it")

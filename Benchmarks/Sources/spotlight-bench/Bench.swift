@@ -545,6 +545,9 @@ struct Bench {
                 log("churn round \(round + 1) done")
             }
             let churnSeconds = Date().timeIntervalSince(churnStart)
+            // Measured at rest, as the fresh index was: merges done, the WAL the batches grew emptied.
+            benchStore.waitForMaintenance()
+            benchStore.waitUntilSettled()
             let churned = directorySize(appDir).bytes
             disk["churn_rounds"] = options.churnRounds
             disk["churn_batch"] = options.churnBatch
