@@ -121,6 +121,28 @@ case "merge-loop":
             fail("error: \(error)")
         }
     }
+case "dictionary-loop":
+    // Batches of 200 items "d-<n>" (title and description from n), each acknowledged as "ack <n>" for its last
+    // item, below the size that trains a record dictionary in the write; past 1,000 items the maintenance trains
+    // one and compresses every record again in the background, then writes go on with it, until killed: SIGKILL
+    // lands in the training, in the recompression's transactions and in writes beside them.
+    let store: IndexStore
+    do { store = try StoreRegistry.store(app: args[2], indexName: args[3]) } catch { fail("cannot open: \(error)") }
+    say("ready")
+    var n = 0
+    while true {
+        let batch = (0..<200).map { _ -> IndexOperation in
+            defer { n += 1 }
+            return .upsert(StoredItem(uniqueIdentifier: "d-\(n)", domainIdentifier: "dictionary", expirationDate: .distantFuture,
+                                      attributes: dictionaryLoopAttributes(n)))
+        }
+        do {
+            try store.apply(batch)
+            say("ack \(n - 1)")
+        } catch {
+            fail("error: \(error)")
+        }
+    }
 case "kill-loop":
     // Random batches and single writes until killed, for the SIGKILL loop (ProcessTests). Batch n (numbered from
     // `first`) indexes items "b<n>-0…k-1" in domain "batch-<n>" (description "part j of k"), deletes the domain of
@@ -180,4 +202,12 @@ case "query":
     done.wait()
 default:
     fail("unknown mode \(mode)")
+}
+
+/// The attributes the `dictionary-loop` writes for item n (the test checks them).
+func dictionaryLoopAttributes(_ n: Int) -> [String: AttributeValue] {
+    let words = ["archive", "tool", "library", "for", "parsing", "network", "data", "fast", "python", "images"]
+    return ["title": .string("item \(n) \(words[n % 10])"),
+            "contentDescription": .string("A \(words[(n / 10) % 10]) \(words[(n / 100) % 10]) of number \(n)."),
+            "keywords": .array([.string(words[n % 7]), .string("k\(n % 13)")])]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import XCTest
 @testable import OpenCoreSpotlight
 import SpotlightEngine
@@ -299,5 +300,60 @@ final class ProcessTests: IndexTestCase {
                            "round \(round): every acknowledged item is there")
         }
         XCTAssertGreaterThan(acknowledged, kills, "the writer got some writes done between kills")
+    }
+
+    /// SIGKILL while the maintenance trains a record dictionary and compresses every record again, and while writes
+    /// go on beside it: each kill leaves a store whose every acknowledged item reads back whole (compressed with
+    /// the dictionary or not), no record names a dictionary the file lacks, and the integrity check passes. A fresh
+    /// index each round, so that every round trains (a store keeps its dictionary).
+    func testSIGKILLDuringRecordDictionaryTrainingAndRecompressionLosesNothing() throws {
+        let kills = Int(ProcessInfo.processInfo.environment["OPENSPOTLIGHT_KILLS"] ?? "") ?? 6
+        var random = SystemRandomNumberGenerator()
+        var trained = 0, checked = 0, compressed = 0
+        for round in 0..<kills {
+            let name = "dictionary-\(round)"
+            let (process, pipe) = try helper(["dictionary-loop", app, name])
+            XCTAssertTrue(waitForLine(pipe) { $0 == "ready" }, "the writer starts")
+            Thread.sleep(forTimeInterval: Double.random(in: 0.1...2.5, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let acknowledged = output.split(separator: "\n").compactMap { line -> Int? in
+                let words = line.split(separator: " ")
+                return words.count == 2 && words[0] == "ack" ? Int(words[1]) : nil
+            }.max() ?? -1
+            StoreRegistry.forgetAll()
+            let url = try StoreLocation.storeURL(app: app, indexName: name, root: root)
+            let store = try IndexStore(url: url, create: false)
+            defer { try? store.close() }
+            try store.checkIntegrity()
+            XCTAssertGreaterThanOrEqual(try store.count(), acknowledged + 1, "round \(round): every acknowledged item is there")
+            for n in 0...max(acknowledged, 0) where acknowledged >= 0 {
+                XCTAssertEqual(try store.item(withIdentifier: "d-\(n)")?.attributes, dictionaryLoopAttributes(n),
+                               "round \(round): item \(n)")
+            }
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let file = try DatabaseQueue(path: url.path, configuration: readOnly)
+            if try file.read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM recordDictionary") }) ?? 0 > 0 { trained += 1 }
+            // Records compressed with a dictionary (zstd frames whose header names one: bytes 4–5 hold the frame
+            // header descriptor, whose low two bits give the dictionary id's size).
+            compressed += try file.read { db in
+                try Data.fetchAll(db, sql: "SELECT attrs FROM item").filter { data in
+                    data.count > 5 && data.prefix(4) == Data([0x28, 0xB5, 0x2F, 0xFD]) && data[data.startIndex + 4] & 3 != 0
+                }.count
+            }
+            try file.close()
+            checked += acknowledged + 1
+        }
+        print("dictionary kill loop: \(kills) SIGKILLs, \(trained) stores with a dictionary, \(compressed) records compressed with one, \(checked) acknowledged items read back whole")
+        XCTAssertGreaterThan(trained, 0, "some rounds were killed after a dictionary was trained")
+    }
+
+    func dictionaryLoopAttributes(_ n: Int) -> [String: AttributeValue] {
+        let words = ["archive", "tool", "library", "for", "parsing", "network", "data", "fast", "python", "images"]
+        return ["title": .string("item \(n) \(words[n % 10])"),
+                "contentDescription": .string("A \(words[(n / 10) % 10]) \(words[(n / 100) % 10]) of number \(n)."),
+                "keywords": .array([.string(words[n % 7]), .string("k\(n % 13)")])]
     }
 }
