@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Score-ordered candidate lists for prefixes, so search-as-you-type does not rank every match of `r`.
 ///
@@ -398,24 +399,34 @@ enum PrefixLists {
                 if points > bestPoints[item] ?? -1 { bestPoints[item] = points }
             }
         }
-        // Items deleted since their segment was written have no row: they are left out.
-        let row = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed, nameWords, nameKey, nameFirst FROM item WHERE id = ?")
+        // Items deleted since their segment was written have no row: they are left out. A one- or two-letter
+        // prefix names thousands of items (churn refills such lists in most batches): their rows are read through
+        // SQLite's C API, and only the best `capacity` are kept (a heap), not all of them sorted.
+        let statement = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed, nameWords, nameKey, nameFirst FROM item WHERE id = ?")
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
         let prefixKey = NameSignals.hash(prefix)
-        var entries: [Entry] = []
+        let capacity = capacity(of: prefix)
+        var best = Changes.Added(capacity: capacity)
+        var found = 0
         for (item, points) in bestPoints {
-            guard let found = try Row.fetchOne(row, arguments: [item]) else { continue }
-            let nameKey = UInt64(bitPattern: try found.stored(4) as Int64)
-            let name = NameSignals(words: try found.stored(3), first: try found.stored(5), key: nameKey)
+            sqlite3_reset(handle)
+            sqlite3_bind_int64(handle, 1, item)
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { continue }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            let nameKey = UInt64(bitPattern: try RawColumn.integer(handle, 4))
+            let name = NameSignals(words: Int(try RawColumn.integer(handle, 3)), first: try RawColumn.text(handle, 5), key: nameKey)
             let key = points + namePoints(points, name: name, isName: nameKey == prefixKey,
                                           startsName: name.first.unicodeScalars.starts(with: prefix.unicodeScalars))
-                + Ranking.hintPoints(try found.stored(1)) + Ranking.recencyPoints(lastUsed: try found.stored(2), now: now)
-            entries.append(Entry(item: item, key: key, uid: try found.stored(0)))
+                + Ranking.hintPoints(try RawColumn.real(handle, 1))
+                + Ranking.recencyPoints(lastUsed: try RawColumn.real(handle, 2), now: now)
+            best.insert(Entry(item: item, key: key, uid: try RawColumn.text(handle, 0)))
+            found += 1
         }
-        entries.sort(by: Entry.precedes)
-        let capacity = capacity(of: prefix)
-        let complete = entries.count <= capacity
-        if !complete { entries.removeLast(entries.count - capacity) }
-        return (entries, complete)
+        return (best.entries.sorted(by: Entry.precedes), found <= capacity)
     }
 
     /// The list of a prefix: its entries (best first) and whether it holds every matching item; nil if none.
@@ -513,5 +524,34 @@ enum PrefixLists {
             }
         }
         return entries
+    }
+}
+
+/// Typed reads of the current row of a raw SQLite statement, with the checks GRDB's `Row` would make: a value of
+/// another type (damage) is `.corruptIndex`, never a silent zero or a trap.
+enum RawColumn {
+    static func integer(_ handle: OpaquePointer, _ column: Int32) throws -> Int64 {
+        guard sqlite3_column_type(handle, column) == SQLITE_INTEGER else { throw damaged(handle, column) }
+        return sqlite3_column_int64(handle, column)
+    }
+
+    /// A number or NULL.
+    static func real(_ handle: OpaquePointer, _ column: Int32) throws -> Double? {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: return nil
+        case SQLITE_INTEGER, SQLITE_FLOAT: return sqlite3_column_double(handle, column)
+        default: throw damaged(handle, column)
+        }
+    }
+
+    static func text(_ handle: OpaquePointer, _ column: Int32) throws -> String {
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT else { throw damaged(handle, column) }
+        return String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(handle, column),
+                                                    count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+    }
+
+    private static func damaged(_ handle: OpaquePointer, _ column: Int32) -> EngineError {
+        let name = sqlite3_column_name(handle, column).map { String(cString: $0) } ?? "\(column)"
+        return EngineError(.corruptIndex, "a damaged value in column \(name): type \(sqlite3_column_type(handle, column))")
     }
 }
