@@ -509,8 +509,9 @@ package final class IndexStore: Sendable {
             try apply(operations, clientState: clientState, now: now, dictionary: dictionary)
         } catch is RecordDictionary.Conflict {
             // Another process stored a different dictionary under the id of the one trained here (zstd derives ids
-            // from the content; about one chance in 2³¹): nothing was written; write with the store's own.
-            writeDictionary.withLock { $0 = .init() }
+            // from the content; about one chance in 2³¹): nothing was written; write with the store's own (and do
+            // not train the same bytes again).
+            writeDictionary.withLock { $0 = .init(looked: false, dictionary: nil, trainingTried: true) }
             try apply(operations, clientState: clientState, now: now,
                       dictionary: try read { try RecordDictionary.current(in: $0) })
         }

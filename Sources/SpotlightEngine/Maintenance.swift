@@ -177,7 +177,11 @@ extension IndexStore {
         let known = writeDictionary.withLock { $0 }
         guard known.dictionary == nil, !known.trainingTried else { return }
         let samples = try read { db -> [[UInt8]]? in
-            guard try RecordDictionary.current(in: db) == nil else { return nil }
+            if let stored = try RecordDictionary.current(in: db) {
+                // Another process trained it: the next writes use it, and there is nothing to train.
+                writeDictionary.withLock { $0 = .init(looked: true, dictionary: stored, trainingTried: $0.trainingTried) }
+                return nil
+            }
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
             guard count >= RecordDictionary.trainingMinimum else { return nil }
             let step = max(1, count / RecordDictionary.trainingSamples)
@@ -192,11 +196,8 @@ extension IndexStore {
             }
             return samples
         }
-        guard let samples else {
-            // It has one (another process trained it), or too few items yet: looked up again by the next write.
-            writeDictionary.withLock { $0.looked = false }
-            return
-        }
+        // (None when the store has a dictionary, or too few items yet.)
+        guard let samples else { return }
         writeDictionary.withLock { $0.trainingTried = true }
         guard let dictionary = RecordDictionary.train(samples: samples) else { return }
         var after: Int64 = 0

@@ -403,28 +403,21 @@ enum PrefixLists {
         // prefix names thousands of items (churn refills such lists in most batches): their rows are read through
         // SQLite's C API, and only the best `capacity` are kept (a heap), not all of them sorted.
         let statement = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed, nameWords, nameKey, nameFirst FROM item WHERE id = ?")
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
         let prefixKey = NameSignals.hash(prefix)
         let capacity = capacity(of: prefix)
         var best = Changes.Added(capacity: capacity)
         var found = 0
         for (item, points) in bestPoints {
-            sqlite3_reset(handle)
-            sqlite3_bind_int64(handle, 1, item)
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { continue }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            try IndexStore.forEachRawRow(db, statement, [item]) { h in
+                let nameKey = UInt64(bitPattern: try RawColumn.integer(h, 4))
+                let name = NameSignals(words: Int(try RawColumn.integer(h, 3)), first: try RawColumn.text(h, 5), key: nameKey)
+                let key = points + namePoints(points, name: name, isName: nameKey == prefixKey,
+                                              startsName: name.first.unicodeScalars.starts(with: prefix.unicodeScalars))
+                    + Ranking.hintPoints(try RawColumn.real(h, 1))
+                    + Ranking.recencyPoints(lastUsed: try RawColumn.real(h, 2), now: now)
+                best.insert(Entry(item: item, key: key, uid: try RawColumn.text(h, 0)))
+                found += 1
             }
-            let nameKey = UInt64(bitPattern: try RawColumn.integer(handle, 4))
-            let name = NameSignals(words: Int(try RawColumn.integer(handle, 3)), first: try RawColumn.text(handle, 5), key: nameKey)
-            let key = points + namePoints(points, name: name, isName: nameKey == prefixKey,
-                                          startsName: name.first.unicodeScalars.starts(with: prefix.unicodeScalars))
-                + Ranking.hintPoints(try RawColumn.real(handle, 1))
-                + Ranking.recencyPoints(lastUsed: try RawColumn.real(handle, 2), now: now)
-            best.insert(Entry(item: item, key: key, uid: try RawColumn.text(handle, 0)))
-            found += 1
         }
         return (best.entries.sorted(by: Entry.precedes), found <= capacity)
     }
@@ -480,18 +473,7 @@ enum PrefixLists {
                                _ body: (Int64, Double, [UInt8]) -> Bool) -> Bool {
         var offset = 0
         var uid: [UInt8] = []
-        func varint() -> UInt64? {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < raw.count, shift < 64 {
-                let byte = raw[offset]
-                offset += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
+        func varint() -> UInt64? { try? PostingCodec.Reader.varint(raw, &offset) }
         while offset < raw.count {
             guard let item = varint(), offset + 8 <= raw.count else { return false }
             let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))

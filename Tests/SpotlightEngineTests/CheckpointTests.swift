@@ -19,6 +19,17 @@ final class CheckpointTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Items of 60 random words each (about 4 KB of WAL an item), identifiers `<prefix><n>`.
+    func randomItems(_ count: Int, named prefix: String) -> [StoredItem] {
+        var random = SystemRandomNumberGenerator()
+        return (0..<count).map { n in
+            let words = (0..<60).map { _ in String(random.next() % 1_000_000_000, radix: 36) }
+            return StoredItem(uniqueIdentifier: "\(prefix)\(n)", domainIdentifier: nil, expirationDate: later,
+                              attributes: ["title": .string("item \(prefix)\(n)"),
+                                           "contentDescription": .string(words.joined(separator: " "))])
+        }
+    }
+
     func size(_ path: String) -> Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
@@ -46,15 +57,8 @@ final class CheckpointTests: XCTestCase {
                        "SQLite's automatic checkpoint is replaced by the store's WAL hook")
         let before = size(url.path)
         // About 12 MB of distinct text in batches back to back: no pause for the idle checkpoint.
-        var random = SystemRandomNumberGenerator()
         for batch in 0..<30 {
-            let items = (0..<100).map { n -> StoredItem in
-                let words = (0..<60).map { _ in String(random.next() % 1_000_000_000, radix: 36) }
-                return StoredItem(uniqueIdentifier: "b\(batch)-\(n)", domainIdentifier: nil, expirationDate: later,
-                                  attributes: ["title": .string("item \(batch) \(n)"),
-                                               "contentDescription": .string(words.joined(separator: " "))])
-            }
-            try store.apply(items.map { .upsert($0) })
+            try store.apply(randomItems(100, named: "b\(batch)-").map { .upsert($0) })
         }
         // The checkpoints a commit scheduled when the WAL passed 4 MB have moved pages into the main file already.
         var grown = size(url.path)
@@ -72,14 +76,7 @@ final class CheckpointTests: XCTestCase {
         let url = directory.appendingPathComponent("bulk.sqlite")
         let store = try IndexStore(url: url)
         defer { try? store.close() }
-        var random = SystemRandomNumberGenerator()
-        let items = (0..<3_000).map { n -> StoredItem in
-            let words = (0..<60).map { _ in String(random.next() % 1_000_000_000, radix: 36) }
-            return StoredItem(uniqueIdentifier: "bulk-\(n)", domainIdentifier: nil, expirationDate: later,
-                              attributes: ["title": .string("item \(n)"),
-                                           "contentDescription": .string(words.joined(separator: " "))])
-        }
-        try store.apply(items.map { .upsert($0) })
+        try store.apply(randomItems(3_000, named: "bulk-").map { .upsert($0) })
         XCTAssertGreaterThan(size(url.path + "-wal"), Int64(IndexStore.walSizeLimit),
                              "one transaction larger than the limit (else this test shows nothing)")
         store.waitUntilSettled()
