@@ -255,7 +255,7 @@ enum PostingStore {
         }
         let bytes = Array(text.utf8)
         for segment in try packed ?? PackedSegment.current(db) {
-            guard let i = segment.index[bytes] else { continue }
+            guard let i = segment.position(of: bytes) else { continue }
             try segment.withList(i, body)
         }
     }
@@ -281,7 +281,7 @@ enum PostingStore {
         }
         let prefix = Array(low.utf8)
         for segment in try PackedSegment.current(db) {
-            for i in segment.terms.indices where segment.texts[i].starts(with: prefix) {
+            for i in segment.positions(startingWith: prefix) {
                 number += 1
                 try segment.withList(i) { try body(number, segment.texts[i].count == prefix.count, $0) }
             }
@@ -310,16 +310,21 @@ enum PostingStore {
 /// immutable, so the decoded form stays right for as long as the segment exists, in every process).
 final class PackedSegment: Sendable {
     let terms: [Int64]
+    /// In UTF-8 byte order (the order writers put the lists in; a blob in any other order is read through `order`).
     let texts: [[UInt8]]
-    /// By text (UTF-8).
-    let index: [[UInt8]: Int]
+    /// The positions of `texts` in byte order: nil when they are in it already.
+    private let order: [Int]?
     private let lists: [UInt8]
     private let ranges: [Range<Int>]
 
     /// Segments whose postings count is at most this are packed: a commit of a few items, and the merges of such
-    /// commits (written as posting rows, a merge of 8 small segments held the write lock for 15–25 ms; packed, it
-    /// writes a few pages). Tests lower it to get row segments from small data.
-    static let limit = Atomic<Int>(32_768)
+    /// commits up to 8 × 8 × 8 single-item writes. Written as posting rows (one B-tree insertion per term), a merge
+    /// of 8 small segments held the write lock for 15–25 ms, and one of 8 segments of ~8,000 postings (70,000 in
+    /// all, every 64 single writes) 40–60 ms, the longest wait of a single write; packed, the blob is encoded
+    /// before the lock is taken, and the commit writes it as a run of pages. Readers find a term or a prefix by
+    /// binary search over the sorted texts. Tests lower it to get row segments from small data.
+    static let defaultLimit = 262_144
+    static let limit = Atomic<Int>(defaultLimit)
 
     init(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
@@ -328,7 +333,6 @@ final class PackedSegment: Sendable {
         let count = try PostingCodec.Reader.varint(bytes, &offset)
         guard count <= UInt64(bytes.count) else { throw PostingCodec.Reader.damaged }
         var terms: [Int64] = [], texts: [[UInt8]] = [], lists: [UInt8] = [], ranges: [Range<Int>] = []
-        var index: [[UInt8]: Int] = [:]
         for _ in 0..<Int(count) {
             let term = try PostingCodec.Reader.varint(bytes, &offset)
             let textLength = try PostingCodec.Reader.varint(bytes, &offset)
@@ -340,7 +344,6 @@ final class PackedSegment: Sendable {
             let list = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(listLength))])
             _ = try PostingCodec.Reader(list)   // validated once here
             offset += Int(listLength)
-            index[text] = terms.count
             terms.append(Int64(term))
             texts.append(text)
             ranges.append(lists.count..<(lists.count + list.count))
@@ -349,9 +352,45 @@ final class PackedSegment: Sendable {
         guard offset == bytes.count else { throw PostingCodec.Reader.damaged }
         self.terms = terms
         self.texts = texts
-        self.index = index
+        var sorted = true
+        for i in texts.indices.dropFirst() where !texts[i - 1].lexicographicallyPrecedes(texts[i]) {
+            sorted = false
+            break
+        }
+        self.order = sorted ? nil : texts.indices.sorted { texts[$0].lexicographicallyPrecedes(texts[$1]) }
         self.lists = lists
         self.ranges = ranges
+    }
+
+    /// The position of the term `text`, if the segment has it.
+    func position(of text: [UInt8]) -> Int? {
+        let k = lowerBound(text)
+        guard k < texts.count else { return nil }
+        let i = order?[k] ?? k
+        return texts[i] == text ? i : nil
+    }
+
+    /// The positions of the terms that start with `prefix`, in text order.
+    func positions(startingWith prefix: [UInt8]) -> [Int] {
+        var result: [Int] = []
+        var k = lowerBound(prefix)
+        while k < texts.count {
+            let i = order?[k] ?? k
+            guard texts[i].starts(with: prefix) else { break }
+            result.append(i)
+            k += 1
+        }
+        return result
+    }
+
+    /// The first rank (in text order) whose text does not precede `text`.
+    private func lowerBound(_ text: [UInt8]) -> Int {
+        var low = 0, high = texts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if texts[order?[middle] ?? middle].lexicographicallyPrecedes(text) { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     func withList<T>(_ i: Int, _ body: (PostingCodec.Reader) throws -> T) throws -> T {
@@ -482,20 +521,18 @@ enum SegmentMerger {
     }
 
     /// Writes a segment's encoded lists (one per term, in any order).
+    /// `encoded`: the packed blob, when the caller encoded it already (`packed(_:in:)`, a merge before the lock).
     static func insertSegment(_ db: Database, lists: inout [EncodedList], postings: Int,
-                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int) throws {
+                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
+                              encoded: [UInt8]? = nil) throws {
         guard postings > 0 else { return }
-        // In key order: rows go in at the end of their range, and a packed segment reads the same.
-        lists.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
-        var packed: Data? = nil
-        if postings <= PackedSegment.limit.load(ordering: .relaxed) {
-            let id = try db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?")
-            packed = Data(PackedSegment.encode(try lists.map { list in
-                guard let term = try list.term ?? Int64.fetchOne(id, arguments: [list.text]) else {
-                    throw EngineError(.corruptIndex, "the index has postings of a term its vocabulary does not have")
-                }
-                return (term, list.text, list.data)
-            }))
+        var packed: Data? = encoded.map { Data($0) }
+        if packed == nil {
+            // In key order: rows go in at the end of their range, and a packed segment reads the same.
+            lists.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
+            if postings <= PackedSegment.limit.load(ordering: .relaxed) {
+                packed = Data(try Self.packed(lists, in: db))
+            }
         }
         try db.cachedStatement(sql: """
             INSERT INTO segment(firstItem, lastItem, items, postings, deadItems, token, packed) VALUES(?, ?, ?, ?, ?, ?, ?)
@@ -516,6 +553,17 @@ enum SegmentMerger {
                 }
             }
         }
+    }
+
+    /// Lists (in text order) as a packed segment's blob; the term ids not known yet are looked up.
+    static func packed(_ lists: [EncodedList], in db: Database) throws -> [UInt8] {
+        let id = try db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?")
+        return PackedSegment.encode(try lists.map { list in
+            guard let term = try list.term ?? Int64.fetchOne(id, arguments: [list.text]) else {
+                throw EngineError(.corruptIndex, "the index has postings of a term its vocabulary does not have")
+            }
+            return (term, list.text, list.data)
+        })
     }
 
     /// A term's text, from the vocabulary.
@@ -584,9 +632,11 @@ enum SegmentMerger {
     struct PreparedMerge {
         var run: [SegmentInfo]
         var liveItems: Int
-        /// One encoded list per term.
+        /// One encoded list per term, in text order.
         var lists: [EncodedList]
         var postings: Int
+        /// The packed segment's blob, when the result is small enough to be packed.
+        var packed: [UInt8]? = nil
     }
 
     /// Reads `run` (adjacent segments, in id order) and encodes it as one segment without the dead postings.
@@ -612,12 +662,17 @@ enum SegmentMerger {
         var lists: [EncodedList] = []
         var total = 0
         var current: [(item: Int64, tiers: UInt8)] = []
+        // Term ids, which a packed result stores: those the packed segments name, the rest looked up below. Found
+        // here, on the snapshot, and not by the commit under the write lock (a lookup per term held it for 3–6 ms
+        // in every merge of single writes, the tail of single-write latency). Ids never change: a term's row is
+        // never deleted.
+        var termIDs: [String: Int64] = [:]
         func emit(_ text: String, extra: [(item: Int64, tiers: UInt8)]?) {
             if let extra { current += extra }
             guard !current.isEmpty else { return }
             // Lists of one term come in segment order, which is id order; a packed segment's come last: sort.
             current.sort { $0.item < $1.item }
-            lists.append(EncodedList(text: text, count: current.count, data: PostingCodec.encode(current)))
+            lists.append(EncodedList(text: text, count: current.count, data: PostingCodec.encode(current), term: termIDs[text]))
             total += current.count
             current.removeAll(keepingCapacity: true)
         }
@@ -628,9 +683,11 @@ enum SegmentMerger {
             try IndexStore.forEachRawRow(db, packedRow, [segment.id]) { h in
                 let packed = try PackedSegment(try PostingStore.blob(h, column: 0))
                 for i in packed.terms.indices {
+                    let text = String(decoding: packed.texts[i], as: UTF8.self)
+                    termIDs[text] = packed.terms[i]
                     try packed.withList(i) { list in
                         try list.forEach { item, tiers in
-                            if isLive(item) { packedByTerm[String(decoding: packed.texts[i], as: UTF8.self), default: []].append((item, tiers)) }
+                            if isLive(item) { packedByTerm[text, default: []].append((item, tiers)) }
                         }
                     }
                 }
@@ -678,7 +735,13 @@ enum SegmentMerger {
             current = packedByTerm[term] ?? []
             emit(term, extra: nil)
         }
-        return PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total)
+        lists.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
+        var merged = PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total)
+        if total > 0, total <= PackedSegment.limit.load(ordering: .relaxed) {
+            merged.packed = try packed(lists, in: db)
+            merged.lists = []
+        }
+        return merged
     }
 
     /// Writes a prepared merge unless its segments changed since it was read (another merge took them): returns
@@ -699,7 +762,8 @@ enum SegmentMerger {
         try db.execute(sql: "DELETE FROM segment WHERE id IN (\(placeholders))", arguments: arguments)
         var lists = merge.lists
         try insertSegment(db, lists: &lists, postings: merge.postings, firstItem: first.firstItem,
-                          lastItem: last.lastItem, items: merge.liveItems, deadItems: max(0, merge.liveItems - liveNow))
+                          lastItem: last.lastItem, items: merge.liveItems, deadItems: max(0, merge.liveItems - liveNow),
+                          encoded: merge.packed)
         return true
     }
 

@@ -42,11 +42,12 @@ package enum Typos {
         var matcher = BoundedDistance(word)
         let n = matcher.count
         var matches: [(id: Int64, text: String, df: Int)] = []
-        // One range of the vocabulary (keyed by text, with ids and document frequencies in the rows); terms no live
-        // item has any more (`df` 0) are dropped.
+        // One range of the vocabulary (keyed by text, with ids and document frequencies in the rows). Terms no live
+        // item has any more (`df` 0: a replaced item's old words stay in the vocabulary) are skipped in SQL, before
+        // any distance is computed: single writes that each bring a new word left thousands of them.
         let sql = prefix
-            ? "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND length(text) >= ?"
-            : "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND length(text) BETWEEN ? AND ?"
+            ? "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 AND length(text) >= ?"
+            : "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 AND length(text) BETWEEN ? AND ?"
         let arguments: StatementArguments = prefix ? [low, high, n - budget] : [low, high, n - budget, n + budget]
         var scalars: [UInt32] = []
         try IndexStore.forEachRawRow(db, db.cachedStatement(sql: sql), arguments) { h in

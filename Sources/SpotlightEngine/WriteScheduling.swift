@@ -104,11 +104,13 @@ final class BusyPolicy: Sendable {
 ///   checkpoint on this object's own connection, on a background queue: it copies the pages while writes go on
 ///   (SQLite's checkpoint lock is not the write lock);
 /// - the WAL starts over from its beginning only when a write transaction begins with every frame copied, which a
-///   stream of writes never leaves time for: past `inlineFrames` frames, once a background checkpoint has finished
-///   with at most `inlineRemainder` frames left, the commit itself checkpoints them (as SQLite's own would, but a
-///   few commits' pages instead of 1,000), and the WAL restarts at the next write (truncated to
-///   `journal_size_limit`). Past twice that (a reader keeps the background checkpoints from finishing) a commit
-///   checkpoints whatever is left. That bounds the WAL to about 16 MB;
+///   stream of writes seldom leaves time for: past `inlineFrames` frames, every commit that finds no background
+///   checkpoint running schedules one, so they chase the last commits' frames; one that copied every frame asks
+///   for a restart (a RESTART checkpoint that gives up at once when a writer or reader is busy), and the next
+///   write starts the WAL over, reusing the file's blocks (`IndexStore.journalSizeLimit`). Past twice that (a
+///   reader keeps the checkpoints from finishing, or writes leave them no gap) a commit checkpoints whatever is
+///   left itself. That bounds the WAL to about 32 MB. (An earlier policy checkpointed inline from `inlineFrames`
+///   on: that commit and the next, which truncated the file, were the slowest single writes, 3–18 ms.);
 /// - any commit schedules a checkpoint for when the store has been idle for `delay`, so committed data does not
 ///   stay in the WAL for long (a short-lived writer's data, a naive copy of the `.sqlite` file).
 final class IdleCheckpointer: Sendable {
@@ -116,12 +118,15 @@ final class IdleCheckpointer: Sendable {
     static let delay: TimeInterval = 0.5
     /// WAL frames (pages) from which commits schedule background checkpoints, and how many more each time.
     static let backgroundFrames = 1_000, backgroundStep = 500
-    /// WAL frames from which a commit checkpoints inline, so that the WAL can start over, once a background
-    /// checkpoint has left at most `inlineRemainder` frames to copy.
-    static let inlineFrames = 4_000, inlineRemainder = 256
+    /// WAL frames from which background checkpoints chase the commits so that the WAL can start over; past twice
+    /// this, a commit checkpoints inline.
+    static let inlineFrames = 4_000
     private let state = Mutex<(lastCommit: UInt64, scheduled: Bool, stopped: Bool, pendingCommits: Int, urgent: Bool,
-                               scheduledAtFrames: Int, backfilled: Int)>((0, false, false, 0, false, 0, 0))
+                               scheduledAtFrames: Int)>((0, false, false, 0, false, 0))
     private let queue = DispatchQueue(label: "OpenSpotlight.IdleCheckpointer", qos: .utility)
+    /// How many times a commit found the WAL started over after it had passed `backgroundFrames`, and how many
+    /// commits checkpointed inline (diagnostics, tests).
+    let restarts = Atomic<Int>(0), inlineCheckpoints = Atomic<Int>(0)
     /// The checkpoints' own connection to the store (raw SQLite: it runs nothing but `sqlite3_wal_checkpoint_v2`),
     /// opened on first use; used only on `queue`.
     private let connection = Mutex<OpaquePointer?>(nil)
@@ -139,7 +144,7 @@ final class IdleCheckpointer: Sendable {
             let checkpointer = Unmanaged<IdleCheckpointer>.fromOpaque(context).takeUnretainedValue()
             if checkpointer.noteWAL(frames: Int(frames)) {
                 // The write lock is released already (SQLite calls the hook after it): other processes' writers go
-                // on; this store's next write waits for the few pages left.
+                // on; this store's next write waits for the pages left (past twice the bound only).
                 _ = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             }
             return SQLITE_OK
@@ -152,15 +157,20 @@ final class IdleCheckpointer: Sendable {
         let (schedule, inline) = state.withLock { s -> (Bool, Bool) in
             if frames < s.scheduledAtFrames {  // The WAL started over.
                 s.scheduledAtFrames = 0
-                s.backfilled = 0
+                restarts.add(1, ordering: .relaxed)
             }
             guard !s.stopped else { return (false, false) }
             if frames >= Self.inlineFrames {
-                // Inline, copy only what a finished background checkpoint left (the last few commits); past twice
-                // the bound (a reader keeps the background ones from finishing), whatever is left.
-                if frames >= 2 * Self.inlineFrames { return (false, true) }
+                // Past twice the bound (a reader keeps the background checkpoints from finishing, or writes leave
+                // them no gap), the commit copies whatever is left.
+                if frames >= 2 * Self.inlineFrames {
+                    inlineCheckpoints.add(1, ordering: .relaxed)
+                    return (false, true)
+                }
+                // Else background checkpoints chase the last commits' frames, one after the other, until one
+                // finishes between two commits: the next write then starts the WAL over. (Copying them inline, in
+                // the commit, made that commit and the next one the slowest single writes: 3–18 ms.)
                 if s.urgent { return (false, false) }
-                if frames - s.backfilled <= Self.inlineRemainder { return (false, true) }
                 s.urgent = true
                 s.scheduledAtFrames = frames
                 return (true, false)
@@ -172,16 +182,28 @@ final class IdleCheckpointer: Sendable {
             return (true, false)
         }
         if schedule {
+            let restart = frames >= Self.inlineFrames
             queue.async { [self] in
                 guard state.withLock({ s -> Bool in !s.stopped }) else { return }
-                let backfilled = checkpoint()
-                state.withLock { s in
-                    s.urgent = false
-                    if let backfilled { s.backfilled = backfilled }
+                let done = checkpoint()
+                if restart, let done, done.log == done.copied {
+                    // Near the bound, with every frame copied: have the next write start the WAL over. It takes the
+                    // write lock only to see that (copying even a few commits' frames under it, and syncing the
+                    // main file, held the next write up for 8 ms). Without a busy handler it gives up at once when a
+                    // writer or a reader is in the way; the next commit schedules another try.
+                    checkpoint(restarting: true)
                 }
+                state.withLock { $0.urgent = false }
             }
         }
         return inline
+    }
+
+    /// How long ago this store's last commit was (infinity before the first).
+    var secondsSinceLastCommit: TimeInterval {
+        let last = state.withLock { $0.lastCommit }
+        guard last > 0 else { return .infinity }
+        return Double(DispatchTime.now().uptimeNanoseconds - last) / 1e9
     }
 
     /// Notes a commit: schedules a checkpoint for when writes pause.
@@ -204,10 +226,12 @@ final class IdleCheckpointer: Sendable {
     /// checkpoint, which waits for no one here: without a busy handler it does what PASSIVE does and reports
     /// SQLITE_BUSY). SQLite itself truncates to `journal_size_limit` only when the next write starts the WAL over,
     /// so an index written once and then only read kept the whole WAL on disk.
-    /// Returns how many of the WAL's frames are in the main file, when it could tell.
+    /// With `restarting`, a RESTART checkpoint: the next write starts the WAL over, from the start of the file it
+    /// has (it does nothing when a writer or reader is busy).
+    /// Returns the WAL's frames and how many of them are in the main file, when it could tell.
     @discardableResult
-    private func checkpoint(truncating: Bool = false) -> Int? {
-        connection.withLock { handle -> Int? in
+    private func checkpoint(truncating: Bool = false, restarting: Bool = false) -> (log: Int, copied: Int)? {
+        connection.withLock { handle -> (log: Int, copied: Int)? in
             if handle == nil {
                 var opened: OpaquePointer?
                 guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
@@ -225,12 +249,14 @@ final class IdleCheckpointer: Sendable {
             var log: Int32 = 0, copied: Int32 = 0
             var mode = SQLITE_CHECKPOINT_PASSIVE
             var info = stat()
-            if truncating, stat(path + "-wal", &info) == 0, Int(info.st_size) > IndexStore.walSizeLimit {
+            if restarting {
+                mode = SQLITE_CHECKPOINT_RESTART
+            } else if truncating, stat(path + "-wal", &info) == 0, Int(info.st_size) > IndexStore.walSizeLimit {
                 mode = SQLITE_CHECKPOINT_TRUNCATE
             }
             guard sqlite3_wal_checkpoint_v2(handle, nil, mode, &log, &copied) == SQLITE_OK,
-                  copied >= 0 else { return nil }
-            return Int(copied)
+                  copied >= 0, log >= 0 else { return nil }
+            return (Int(log), Int(copied))
         }
     }
 

@@ -34,17 +34,17 @@ final class CheckpointTests: XCTestCase {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    /// What a commit does for the WAL's size in frames: nothing below 1,000; background checkpoints from there;
-    /// from 4,000, inline only once a background checkpoint has left a few commits' frames to copy (none has here:
-    /// the file does not exist), and past twice that, inline whatever is left; a small size means the WAL started
-    /// over.
+    /// What a commit does for the WAL's size in frames: nothing below 1,000; background checkpoints from there and
+    /// from 4,000 on (they chase the commits, never inline), and past twice that, inline whatever is left; a small
+    /// size means the WAL started over.
     func testTheWALHookSchedulesBackgroundCheckpointsAndCheckpointsInlineOnlyPastTheBound() {
         let checkpointer = IdleCheckpointer(path: directory.appendingPathComponent("none.sqlite").path)
         defer { checkpointer.stop() }
         XCTAssertFalse(checkpointer.noteWAL(frames: 999))
         XCTAssertFalse(checkpointer.noteWAL(frames: 1_000), "a background checkpoint, not an inline one")
         XCTAssertFalse(checkpointer.noteWAL(frames: 3_999))
-        XCTAssertFalse(checkpointer.noteWAL(frames: 4_000), "no background checkpoint has copied the pages yet")
+        XCTAssertFalse(checkpointer.noteWAL(frames: 4_000), "a background checkpoint chases the commits")
+        XCTAssertFalse(checkpointer.noteWAL(frames: 7_999), "still not inline")
         XCTAssertTrue(checkpointer.noteWAL(frames: 8_000), "past twice the bound the commit checkpoints itself")
         XCTAssertFalse(checkpointer.noteWAL(frames: 40), "the WAL started over")
     }
@@ -68,6 +68,26 @@ final class CheckpointTests: XCTestCase {
         }
         XCTAssertGreaterThan(grown, before + 4_000_000, "the main file took the WAL's pages during the burst")
         XCTAssertEqual(try store.count(now: Date()), 3_000)
+    }
+
+    /// Single writes with short pauses, as an app makes them: past the bound, background checkpoints chase the
+    /// commits and the WAL starts over, without any commit copying pages itself (that made the commit and the next
+    /// one the slowest single writes).
+    func testAStreamOfSingleWritesStartsTheWALOverWithoutInlineCheckpoints() throws {
+        let url = directory.appendingPathComponent("stream.sqlite")
+        let store = try IndexStore(url: url)
+        defer { try? store.close() }
+        let checkpointer = store.checkpointer
+        var written = 0
+        // Each item brings about 4 KB of text: the WAL passes 4,000 frames within a few hundred writes.
+        while checkpointer.restarts.load(ordering: .relaxed) == 0 || written < 300, written < 3_000 {
+            try store.apply([.upsert(randomItems(1, named: "s\(written)-")[0])])
+            written += 1
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        XCTAssertGreaterThan(checkpointer.restarts.load(ordering: .relaxed), 0, "the WAL started over (\(written) writes)")
+        XCTAssertEqual(checkpointer.inlineCheckpoints.load(ordering: .relaxed), 0, "no commit checkpointed inline")
+        XCTAssertEqual(try store.count(now: Date()), written)
     }
 
     /// A bulk load's transaction leaves a WAL of its own size; once writes pause, the store empties it (SQLite alone

@@ -146,7 +146,7 @@ final class InitialsTests: XCTestCase {
         // A large segment stored as rows and small packed ones, taken back to format 3: no initials, posting rows
         // keyed by term id.
         PackedSegment.limit.store(4_096, ordering: .relaxed)
-        defer { PackedSegment.limit.store(32_768, ordering: .relaxed) }
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
         let words = ["three", "four", "five"]
         try store.apply((0..<2_000).map { i in
             .upsert(item("f\(i)", title: "format " + words[i % 3], text: "number \(i)"))

@@ -206,7 +206,7 @@ final class SegmentTests: XCTestCase {
 
     func testCommitsScheduleMergesInTheBackground() throws {
         PackedSegment.limit.store(4_096, ordering: .relaxed)
-        defer { PackedSegment.limit.store(32_768, ordering: .relaxed) }
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
         try store.apply((0..<2_000).map { .upsert(item("big\($0)", title: "bulk item \($0)", text: "some body text \($0)")) }, now: now)
         for i in 0..<30 {
             try store.apply([.upsert(item("big\(i)", title: "single \(i)"))], now: now)
@@ -218,6 +218,89 @@ final class SegmentTests: XCTestCase {
                        "the bulk segment is stored as rows, the small ones packed")
         XCTAssertEqual(Set(try search("single")).count, 30)
         XCTAssertEqual(Set(try search("bulk")).count, 1_970)
+    }
+
+    /// Merges of up to `PackedSegment.defaultLimit` postings stay packed (written as one blob, encoded before the
+    /// write lock), and a packed segment answers terms and prefixes as posting rows do.
+    func testMergesOfMidSizedSegmentsStayPackedWithTheSameResults() throws {
+        // Eight commits of ~6,000 postings each (level 1), merged into one of ~48,000: above the old limit of 32,768.
+        for batch in 0..<8 {
+            try store.apply((0..<400).map { n in
+                let i = batch * 400 + n
+                return .upsert(item("m\(i)", title: "merge\(i % 13) packed item", text: "alpha beta gamma delta epsilon w\(i) v\(i % 97) u\(i % 31)"))
+            }, now: now)
+        }
+        let before = try ["merge3", "mer", "v4", "w1234", "packed", "u"].map { try search($0, limit: 50, lists: false) }
+        try store.performMaintenance()
+        let segments = try store.read { try SegmentMerger.segments($0) }
+        XCTAssertEqual(segments.count, 1, "the eight commits were merged: \(segments)")
+        XCTAssertGreaterThan(segments.first?.postings ?? 0, 32_768)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM segment WHERE packed IS NULL") }, 0,
+                       "the merged segment is packed")
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM postings") }, 0)
+        let after = try ["merge3", "mer", "v4", "w1234", "packed", "u"].map { try search($0, limit: 50, lists: false) }
+        XCTAssertEqual(after, before)
+        XCTAssertEqual(try search("w1234").first, "m1234")
+        XCTAssertEqual(Set(try search("merge3")).count, (0..<3_200).filter { $0 % 13 == 3 }.count)
+        try store.checkIntegrity()
+    }
+
+    /// A packed segment finds a term and a prefix's terms by binary search over its sorted texts, and reads a blob
+    /// whose lists are in any other order as well (through a sorted permutation).
+    func testPackedSegmentsFindTermsAndPrefixesAsAScanWould() throws {
+        var random = SplitMix64(state: 42)
+        let alphabet = Array("abcé".unicodeScalars)
+        var texts = Set<String>()
+        while texts.count < 400 {
+            texts.insert(String(String.UnicodeScalarView((0..<Int(random.next() % 5 + 1)).map { _ in alphabet[Int(random.next() % 4)] })))
+        }
+        let sorted = texts.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for lists in [sorted, sorted.shuffled(using: &random)] {
+            let blob = PackedSegment.encode(lists.enumerated().map { n, text in
+                (Int64(n + 1), text, PostingCodec.encode([(item: Int64(n + 1), tiers: UInt8(1))]))
+            })
+            let segment = try blob.withUnsafeBytes { try PackedSegment($0) }
+            for probe in Set(texts.map { String($0.prefix(3)) } + ["", "z", "ab", "éé", "abcéa"]) {
+                let bytes = Array(probe.utf8)
+                let expected = segment.texts.indices.filter { segment.texts[$0].starts(with: bytes) }
+                    .sorted { segment.texts[$0].lexicographicallyPrecedes(segment.texts[$1]) }
+                XCTAssertEqual(segment.positions(startingWith: bytes), expected, probe)
+                XCTAssertEqual(segment.position(of: bytes), segment.texts.firstIndex(of: bytes), probe)
+            }
+        }
+    }
+
+    /// `PrefixLists.unchanged`, which reads a list's items and keys and steps over its identifiers, agrees with
+    /// deciding on the decoded list: random lists, removals and additions, many of them tying the last key.
+    func testAListIsLeftAsItIsExactlyWhenNoChangeCouldEnterIt() {
+        var random = SplitMix64(state: 9)
+        for round in 0..<2_000 {
+            let count = Int(random.next() % 6)
+            var entries = (0..<count).map { n in
+                PrefixLists.Entry(item: Int64(n + 1), key: Double(random.next() % 4), uid: "app:\(random.next() % 50)")
+            }
+            entries.sort(by: PrefixLists.Entry.precedes)
+            let data = PrefixLists.encode(entries)
+            let removed: Set<Int64>? = random.next() % 3 == 0 ? [Int64(random.next() % 8)] : nil
+            var added: PrefixLists.Changes.Added? = nil
+            if random.next() % 4 != 0 {
+                var a = PrefixLists.Changes.Added()
+                for n in 0..<Int(random.next() % 3 + 1) {
+                    a.insert(PrefixLists.Entry(item: Int64(100 + n), key: Double(random.next() % 4), uid: "app:\(random.next() % 50)"))
+                }
+                added = a
+            }
+            var expected = true
+            if let removed, entries.contains(where: { removed.contains($0.item) }) { expected = false }
+            if let added, !added.entries.isEmpty {
+                if let last = entries.last {
+                    if added.entries.contains(where: { PrefixLists.Entry.precedes($0, last) }) { expected = false }
+                } else {
+                    expected = false
+                }
+            }
+            XCTAssertEqual(PrefixLists.unchanged(data, removing: removed, adding: added), expected, "round \(round)")
+        }
     }
 
     /// A large segment's columns are read in the background: the first search ranks from the item rows, later ones
