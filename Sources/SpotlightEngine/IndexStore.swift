@@ -36,7 +36,10 @@ package final class IndexStore: Sendable {
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
     /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`, format 3 (no `initials`) by
     /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`.
-    package static let formatVersion = 5
+    package static let formatVersion = 6
+    /// The oldest format a store opened read-only is searched in as it is (format 6 changed no table: a format 5
+    /// store's domains are found through the metadata tier, `TermLookup.resolved`).
+    static let oldestReadableFormat = 5
 
     /// How long a connection waits for a lock held by another connection or process before failing with busy.
     static let busyTimeout: TimeInterval = 30
@@ -68,6 +71,9 @@ package final class IndexStore: Sendable {
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
     let columnCache = ColumnCache()
+    /// The items of the last filter a search read, and the items' state it was read in (`itemsState`): typing
+    /// repeats the same filter with every keystroke, and a wide one names tens of thousands of items.
+    let filterCache = Mutex<(lookup: TermLookup, state: Int64, ids: ItemIDSet)?>(nil)
     let closed = Mutex(false)
     /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
     let walLost = Atomic<Bool>(false)
@@ -183,7 +189,7 @@ package final class IndexStore: Sendable {
                 throw EngineError(.unsupportedFormat,
                     "the index at \(url.path) has format \(version); this version reads format \(Self.formatVersion)")
             }
-            if let version, version < Self.formatVersion {
+            if let version, version < Self.oldestReadableFormat {
                 // Not damage and not newer, so never recovered: the owner's next write access upgrades it.
                 throw EngineError(.indexUnavailable,
                     "the index at \(url.path) has the older format \(version) and this user may not upgrade it; it is searchable again once its app (or a user who may write it) opens it")
@@ -259,6 +265,13 @@ package final class IndexStore: Sendable {
                     // encoding.)
                     try upgradeFromFormat4(db, url: url, listsInFormat4: version >= 3)
                 }
+                if version <= 5 {
+                    try db.execute(sql: "UPDATE meta SET value = 6 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 6: items written from now on post \
+                        their domain under terms of its own; domains are still found through the metadata tier here
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 return
             }
@@ -288,6 +301,7 @@ package final class IndexStore: Sendable {
                 \(prefixTopSQL);
                 \(RecordDictionary.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
+                INSERT INTO meta(key, value) VALUES('domainTerms', 1);
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)
         }

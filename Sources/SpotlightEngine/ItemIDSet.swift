@@ -4,7 +4,7 @@
 /// Item ids are allocated from 1 upwards and never reused (`meta.nextItem`), so the bits stay about one per id ever
 /// allocated (128 KiB per million). Ids past `bitLimit` (only damage makes them) are kept in a hashed set instead,
 /// so a damaged id never allocates a huge bitset.
-struct ItemIDSet: Sequence {
+struct ItemIDSet: Sequence, Sendable {
     private var words: [UInt64] = []
     private var others: Set<Int64> = []
     private(set) var count = 0

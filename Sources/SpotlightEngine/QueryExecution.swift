@@ -329,6 +329,7 @@ package indirect enum TermLookup: Sendable, Hashable {
     /// not find.
     static func forEachPosting(_ db: Database, word: String, prefix: Bool, tiers: UInt8,
                                _ body: (Int64) throws -> Bool) throws {
+        let (word, tiers) = try resolved(word, tiers: tiers, db)
         struct Stop: Error {}
         var seen = Set<Int64>()
         func visit(_ list: PostingCodec.Reader) throws {
@@ -348,9 +349,20 @@ package indirect enum TermLookup: Sendable, Hashable {
         }
     }
 
+    /// The term text and tiers to read for a lookup's word in this store: a domain's word (`domainLookupBit`)
+    /// from the domain's own terms when every item of the store has them (`meta.domainTerms`, set when a format 6
+    /// store is created), else from the metadata tier (a store upgraded from format 5 has items without them).
+    static func resolved(_ word: String, tiers: UInt8, _ db: Database) throws -> (text: String, tiers: UInt8) {
+        guard tiers & TextIndexer.domainLookupBit != 0 else { return (word, tiers) }
+        let own = try Int.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'domainTerms'")) == 1
+        return own ? (TextIndexer.domainTermPrefix + word, TextIndexer.metadataBit) : (word, TextIndexer.metadataBit)
+    }
+
     private static func postings(_ db: Database, word: String, prefix: Bool, tiers: UInt8?) throws -> ItemIDSet {
         var ids = ItemIDSet()
-        let mask = tiers ?? 0xFF
+        var word = word
+        var mask: UInt8 = 0xFF
+        if let tiers { (word, mask) = try resolved(word, tiers: tiers, db) }
         let visit: (Int64, UInt8) -> Void = { item, itemTiers in
             if itemTiers & mask != 0 { ids.insert(item) }
         }

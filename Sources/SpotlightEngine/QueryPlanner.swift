@@ -135,11 +135,15 @@ private struct Planning {
     }
 
     /// The tier bits (`TextIndexer`) an attribute's terms are posted with, as `StoredItemQueryView` resolves names:
-    /// `*` reads every free-text tier; a catalog attribute (or its `kMDItem…` alias) its own tier; any other name
-    /// a custom key, posted in the body tier when searchable by default and as metadata otherwise.
+    /// `*` reads every free-text tier; `domainIdentifier` the domain's own terms (the item's domain, or the
+    /// attribute set's `domainIdentifier`, which `StoredItemQueryView` prefers); a catalog attribute (or its `kMDItem…` alias) its
+    /// own tier; any other name a custom key, posted in the body tier when searchable by default and as metadata
+    /// otherwise.
     static func tiers(of attribute: AttributeReference) -> UInt8 {
         guard let name = attribute.name else { return TextIndexer.freeTextMask }
-        if name == "domainIdentifier" { return TextIndexer.metadataBit | TextIndexer.tierBit(forAttribute: name)! }
+        // The domain's own terms, or the metadata tier in a store some of whose items were written before format 6
+        // (`TermLookup.resolved`).
+        if name == "domainIdentifier" { return TextIndexer.domainLookupBit }
         if AttributeCatalog.descriptor(named: name) != nil { return TextIndexer.tierBit(forAttribute: name) ?? 0xFF }
         return TextIndexer.metadataBit | (1 << 3)
     }
@@ -150,8 +154,11 @@ extension TermLookup {
     /// the value index up to `cap` (a count at the cap means "at least the cap").
     func estimatedCount(_ db: Database, cap: Int = 200_000) throws -> Int {
         switch self {
-        case .term(let word, let prefix), .tieredTerm(let word, let prefix, _):
+        case .term(let word, let prefix):
             return try IndexStore.documentFrequency(db, word: word, prefix: prefix)
+        case .tieredTerm(let word, let prefix, let tiers):
+            // A domain's own terms count exactly its items.
+            return try IndexStore.documentFrequency(db, word: Self.resolved(word, tiers: tiers, db).text, prefix: prefix)
         case .all(let parts):
             return try parts.map { try $0.estimatedCount(db, cap: cap) }.min() ?? 0
         case .any(let parts):

@@ -401,12 +401,18 @@ extension IndexStore {
             var index: Int
         }
         var pool: [Scored] = []
+        // The items the filter's index lookup names, once known (given, or read after many rejections): the others
+        // are rejected as they are read, before they are scored, so a filter that rejects most of the best matches
+        // does not rank them again at every level.
+        var accepted: ItemIDSet? = known
+        var prunePool = false
         let staticRow = try db.cachedStatement(sql: """
             SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ? AND expires > ?
             """)
         func read(_ positions: [Int]) throws {
             for k in positions {
                 let id = id(k)
+                if let accepted, !accepted.contains(id) { continue }
                 let matched = summary(k)
                 let points = matched.points
                 if let signals = columns.signals(id) {
@@ -480,7 +486,6 @@ extension IndexStore {
         // (the filter and the ranking disagree: `l` in domains whose packages rarely start with l), the filter's
         // index lookup names the items it can accept, so the rest are skipped without being read.
         var rejected = 0
-        var accepted: ItemIDSet? = known
         func item(_ id: Int64) throws -> StoredItem? {
             if let known = items[id] { return known }
             if let accepted, !accepted.contains(id) { items[id] = .some(nil); return nil }
@@ -492,6 +497,7 @@ extension IndexStore {
                     rejected += 1
                     if accepted == nil, rejected >= Self.rejectionsBeforeLookup, let lookup = options.filterLookup {
                         accepted = try lookup.candidateIDs(db)
+                        prunePool = true
                     }
                 }
             }
@@ -502,6 +508,11 @@ extension IndexStore {
         var next = 0
         while true {
             if let isCancelled = options.isCancelled, isCancelled() { throw EngineError(.cancelled, "cancelled") }
+            if prunePool, let accepted {
+                // (Between rankings only: a ranking holds positions in the pool.)
+                pool.removeAll { !accepted.contains($0.id) }
+                prunePool = false
+            }
             if next < levels.count {
                 try read(buckets[levels[next]]!)
                 next += 1
@@ -526,18 +537,22 @@ extension IndexStore {
                         checked += 1
                         guard let found = try item(candidate.id) else { continue }
                         var explanation = RankingExplanation()
-                        // The item's terms, read once for the words whose matched term is not the typed word.
-                        var terms: [String: UInt8]? = nil
-                        func itemTerms() -> [String: UInt8] {
-                            if let terms { return terms }
+                        // The terms of the item's attributes of one tier, read once for the words whose matched term
+                        // is not the typed word. Only the matched tier's: points tell the tier apart (8, 4, 2, 1 ×
+                        // 1, 0.9, 0.6 are all different), and tokenizing a whole record (a package's long
+                        // description) for each hit was a quarter of a filtered search.
+                        var terms: [Int: [String: UInt8]] = [:]
+                        func itemTerms(tier: Int) -> [String: UInt8] {
+                            if let known = terms[tier] { return known }
                             let read = TextIndexer.terms(attributes: found.attributes, custom: found.customAttributes,
-                                                         domain: found.domainIdentifier)
-                            terms = read
+                                                         onlyTier: tier)
+                            terms[tier] = read
                             return read
                         }
                         explanation.words = words.indices.compactMap { i in
                             let code = codes[i][candidate.k]
-                            return MatchCode.isMatch(code) ? Self.wordExplanation(words[i], code: code, terms: itemTerms()) : nil
+                            return MatchCode.isMatch(code)
+                                ? Self.wordExplanation(words[i], code: code, terms: itemTerms(tier: MatchCode.tier(code))) : nil
                         }
                         explanation.setName(candidate.name)
                         explanation.rankingHintPoints = Ranking.hintPoints(candidate.hint)

@@ -14,9 +14,20 @@ import SpotlightText
 /// | 2 | description tier: `contentDescription`, … |
 /// | 3 | body tier: `textContent`, other text, custom keys searchable by default |
 /// | 4 | metadata: searchable by attribute name only (`contentType`, `path`, custom keys not searchable by default) |
+///
+/// Since format 6 an item's domain identifier is also posted under terms of their own, its tokens after
+/// `domainTermPrefix` (a control character, which no token has), so that `domainIdentifier == "text"` names the
+/// items of that domain only: in the metadata tier, `text` is also a word of every item's `public.text` content
+/// type, and a filter on a dozen domains named every item of the index (each ranked match was then read to be
+/// checked). The planner asks for them with `domainLookupBit`.
 enum TextIndexer {
     static let metadataBit: UInt8 = 1 << 4
     static let freeTextMask: UInt8 = 0x0F
+    /// What the domain's own terms start with.
+    static let domainTermPrefix = "\u{1}"
+    /// In a `TermLookup.tieredTerm`'s tiers only (never in a posting: the codec keeps 5 bits): the word is a
+    /// domain's, read from the domain's own terms where the store has them (`TermLookup.resolved`).
+    static let domainLookupBit: UInt8 = 1 << 5
 
     /// The tier bit of an attribute, or `nil` if its values are never indexed.
     static func tierBit(forAttribute name: String) -> UInt8? {
@@ -37,19 +48,51 @@ enum TextIndexer {
                 }
             }
         }
+        func addDomain(_ strings: [String]) {
+            add(strings, bit: metadataBit)
+            for s in strings {
+                for token in Tokenizer.indexTokens(s) {
+                    result[domainTermPrefix + token, default: 0] |= metadataBit
+                }
+            }
+        }
         for (name, value) in attributes {
             let strings = value.searchableStrings
             guard !strings.isEmpty, let bit = tierBit(forAttribute: name) else { continue }
-            add(strings, bit: bit)
+            // (`StoredItemQueryView` answers `domainIdentifier` from the attribute set when it has one.)
+            if name == "domainIdentifier" { addDomain(strings) } else { add(strings, bit: bit) }
         }
         // The item's domain is queryable as `domainIdentifier` even when the attribute set does not repeat it.
         if let domain, attributes["domainIdentifier"] == nil {
-            add([domain], bit: metadataBit)
+            addDomain([domain])
         }
         for (_, attribute) in custom where attribute.isSearchable {
             let strings = attribute.value.searchableStrings
             guard !strings.isEmpty else { continue }
             add(strings, bit: attribute.isSearchableByDefault ? 1 << 3 : metadataBit)
+        }
+        return result
+    }
+
+    /// The terms of the attributes of one free-text tier (0…3) only, with that tier's bit: what a match in that
+    /// tier can have matched.
+    static func terms(attributes: [String: AttributeValue], custom: [String: CustomAttribute], onlyTier tier: Int)
+        -> [String: UInt8]
+    {
+        let bit: UInt8 = 1 << UInt8(tier)
+        var result: [String: UInt8] = [:]
+        func add(_ strings: [String]) {
+            for s in strings {
+                for token in Tokenizer.indexTokens(s) { result[token] = bit }
+            }
+        }
+        for (name, value) in attributes where tierBit(forAttribute: name) == bit {
+            add(value.searchableStrings)
+        }
+        if bit == 1 << 3 {
+            for (_, attribute) in custom where attribute.isSearchable && attribute.isSearchableByDefault {
+                add(attribute.value.searchableStrings)
+            }
         }
         return result
     }

@@ -197,7 +197,7 @@ extension IndexStore {
                 // descriptions), so a term lookup estimated at up to twice the threshold is read to see.
                 let worthReading = lookup.countsExactly ? threshold : 2 * threshold
                 if try lookup.estimatedCount(db, cap: worthReading + 1) <= worthReading {
-                    let ids = try lookup.candidateIDs(db)
+                    let ids = try filterCandidates(lookup, db)
                     if ids.isEmpty { return [] }
                     if ids.count <= threshold { filterIDs = ids } else { accepted = ids }
                 }
@@ -214,7 +214,8 @@ extension IndexStore {
             } ?? true
             if listMayAnswer, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
-               let hits = try Self.searchShortPrefix(db, words[0], options: options, staleList: &staleList) {
+               let hits = try Self.searchShortPrefix(db, words[0], options: options, accepted: filterIDs ?? accepted,
+                                                     staleList: &staleList) {
                 return hits
             }
             if staleList { hotPrefix = words[0] }
@@ -321,8 +322,19 @@ extension IndexStore {
     /// One short word typed alone: rank the candidates of its prefix list (`PrefixLists`) exactly. Returns nil
     /// when there is no list, or when a filter left too few hits from a truncated list (the caller then ranks
     /// every match).
-    static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions, staleList: inout Bool) throws
-        -> [SearchHit]?
+    /// The items a filter's lookup names, from the cache while no item changed since it was read (another
+    /// process's write changes the state too: it is read in the same snapshot).
+    func filterCandidates(_ lookup: TermLookup, _ db: Database) throws -> ItemIDSet {
+        let state = try Self.itemsState(db)
+        if let cached = filterCache.withLock({ $0 }), cached.state == state, cached.lookup == lookup { return cached.ids }
+        let ids = try lookup.candidateIDs(db)
+        filterCache.withLock { $0 = (lookup, state, ids) }
+        return ids
+    }
+
+    /// `accepted`: the items the filter's lookup names, when it was read (the others are rejected unread).
+    static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions, accepted: ItemIDSet? = nil,
+                                  staleList: inout Bool) throws -> [SearchHit]?
     {
         guard let list = try PrefixLists.list(word, db: db) else { return nil }
         // A list holds prefix matches only. A word with fewer than `expansionThreshold` postings is also matched
@@ -338,21 +350,25 @@ extension IndexStore {
         var hits: [SearchHit] = []
         var seen = Set<Int64>()
         func score(_ id: Int64) throws {
-            guard seen.insert(id).inserted,
+            guard seen.insert(id).inserted, accepted?.contains(id) ?? true,
                   let row = try Row.fetchOne(statement, arguments: [id, options.now.timeIntervalSinceReferenceDate]) else { return }
             let item = try storedItem(row, in: db)
+            if let filter = options.filter, !filter(item) { return }
+            // The best term starting with the word: tier by tier, best tier first (a prefix match in a tier, 0.9 of
+            // its weight, beats an exact one in the next, which weighs half), so a name match never tokenizes the
+            // rest of the record.
             var best: RankingExplanation.WordMatch?
-            for (term, tiers) in TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes)
-            where term.hasPrefix(word) {
-                guard let tier = TextIndexer.bestTier(tiers) else { continue }
-                let kind: RankingExplanation.MatchKind = term == word ? .exact : .prefix
-                let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
-                if best == nil || points > best!.points || (points == best!.points && term < best!.matchedTerm) {
-                    best = .init(queryWord: word, matchedTerm: term, kind: kind, tier: tier, points: points)
+            for tier in Ranking.tierWeights.indices where best == nil {
+                for term in TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes, onlyTier: tier).keys
+                where term.hasPrefix(word) {
+                    let kind: RankingExplanation.MatchKind = term == word ? .exact : .prefix
+                    let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
+                    if best == nil || points > best!.points || (points == best!.points && term < best!.matchedTerm) {
+                        best = .init(queryWord: word, matchedTerm: term, kind: kind, tier: tier, points: points)
+                    }
                 }
             }
             guard let best else { return }
-            if let filter = options.filter, !filter(item) { return }
             var explanation = RankingExplanation()
             explanation.words = [best]
             explanation.setName(NameMatch([best], firstIsPrefix: true, queryKey: NameSignals.queryKey([word]),

@@ -245,7 +245,8 @@ final class RecordDictionaryTests: XCTestCase {
         try pool.close()
         let upgraded = try IndexStore(url: url)
         defer { try? upgraded.close() }
-        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") }, 5)
+        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") },
+                       IndexStore.formatVersion)
         for item in written {
             XCTAssertEqual(try upgraded.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
         }
