@@ -65,8 +65,9 @@ package final class IndexStore: Sendable {
     /// What a WAL file may keep while writes go on (`journal_size_limit`): more than the checkpoints let it grow
     /// to (`IdleCheckpointer.inlineFrames`), so that a stream of writes reuses the file's blocks instead of having
     /// SQLite truncate it at each restart and extend it again. A truncation and each commit that extends the file
-    /// change its size, which `fdatasync` then journals: 3–10 ms on the benchmark machine, against 0.1 ms for a
-    /// commit that overwrites blocks the file has.
+    /// change its size, which `fdatasync` must then journal (on the benchmark machine the commit after a restart
+    /// took ~3 ms and a truncating checkpoint held the write lock 8–10 ms; an `fdatasync` of blocks the file has
+    /// takes 0.1 ms).
     static let journalSizeLimit = 64 << 20
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
