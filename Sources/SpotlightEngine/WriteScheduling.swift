@@ -77,17 +77,30 @@ final class WriterTurnstile: Sendable {
 
 /// How a connection waits for a lock another process holds: short sleeps, so a writer holding the turnstile takes
 /// the lock within a couple of milliseconds of its release (SQLite's own busy timeout sleeps up to 100 ms at a
-/// time), for at least `IndexStore.busyTimeout` in all. While the store closes, nothing waits: the last checkpoint
-/// takes what it can without blocking.
+/// time), for at least `IndexStore.busyTimeout` in all. The first sleeps are shorter still (100, 200, 400, 800,
+/// 1,600 µs, then 2 ms each): most waits are for a lock held a fraction of a millisecond (a checkpoint asking for a
+/// restart, the WAL index rebuilt after the WAL was emptied), which a first sleep of 2 ms made a 2 ms wait of a
+/// single write. While the store closes, nothing waits: the last checkpoint takes what it can without blocking.
 final class BusyPolicy: Sendable {
     private let closing = Atomic<Bool>(false)
     static let pollMicroseconds: UInt32 = 2_000
 
+    /// The sleep before try `tries + 1` (0-based), in microseconds.
+    static func sleep(after tries: Int) -> UInt32 {
+        tries < 5 ? 100 << UInt32(tries) : pollMicroseconds
+    }
+
+    /// The time slept before try `tries` (0-based), in seconds.
+    static func slept(before tries: Int) -> Double {
+        let ramp = (0..<min(tries, 5)).reduce(0) { $0 + Double(sleep(after: $1)) }
+        return (ramp + Double(max(0, tries - 5)) * Double(pollMicroseconds)) / 1e6
+    }
+
     var callback: Database.BusyCallback {
         { [self] tries in
             if closing.load(ordering: .relaxed) { return false }
-            if Double(tries) * Double(Self.pollMicroseconds) / 1e6 >= IndexStore.busyTimeout { return false }
-            usleep(Self.pollMicroseconds)
+            if Self.slept(before: Int(tries)) >= IndexStore.busyTimeout { return false }
+            usleep(Self.sleep(after: Int(tries)))
             return true
         }
     }
