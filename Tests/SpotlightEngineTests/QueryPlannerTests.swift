@@ -277,6 +277,8 @@ final class QueryPlannerTests: XCTestCase {
             .upsert(StoredItem(uniqueIdentifier: "x3", domainIdentifier: "misc", expirationDate: now.addingTimeInterval(86_400),
                                attributes: ["title": .string("set"), "domainIdentifier": .string("text")])),
         ], now: now)
+        XCTAssertEqual(try store.completions(of: TextIndexer.domainTermPrefix).count, 0, "domain terms are no words")
+        XCTAssertEqual(try store.completions(of: "tex").map(\.term), ["text"], "the content type's word, once")
         for legacy in [false, true] {
             if legacy { try store.pool.write { try $0.execute(sql: "DELETE FROM meta WHERE key = 'domainTerms'") } }
             // (Candidates are items with the domain's words: `text.notes` has the word `text`.)
