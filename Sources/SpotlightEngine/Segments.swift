@@ -310,7 +310,8 @@ enum PostingStore {
 /// immutable, so the decoded form stays right for as long as the segment exists, in every process).
 final class PackedSegment: Sendable {
     let terms: [Int64]
-    /// In UTF-8 byte order (the order writers put the lists in; a blob in any other order is read through `order`).
+    /// In UTF-8 byte order since format 4 (writers sort the lists by text); format 2 and 3 packed them by term id,
+    /// and their blobs stay as they are: those are read through `order`.
     let texts: [[UInt8]]
     /// The positions of `texts` in byte order: nil when they are in it already.
     private let order: [Int]?

@@ -196,8 +196,7 @@ extension IndexStore {
                 // A term's count adds up its postings in every attribute (a section name is also a word of
                 // descriptions), so a term lookup estimated at up to twice the threshold is read to see.
                 let worthReading = lookup.countsExactly ? threshold : 2 * threshold
-                if try lookup.estimatedCount(db, cap: worthReading + 1) <= worthReading {
-                    let ids = try filterCandidates(lookup, db)
+                if let ids = try filterCandidates(lookup, worthReading: worthReading, db) {
                     if ids.isEmpty { return [] }
                     if ids.count <= threshold { filterIDs = ids } else { accepted = ids }
                 }
@@ -319,19 +318,21 @@ extension IndexStore {
         }
     }
 
-    /// One short word typed alone: rank the candidates of its prefix list (`PrefixLists`) exactly. Returns nil
-    /// when there is no list, or when a filter left too few hits from a truncated list (the caller then ranks
-    /// every match).
-    /// The items a filter's lookup names, from the cache while no item changed since it was read (another
-    /// process's write changes the state too: it is read in the same snapshot).
-    func filterCandidates(_ lookup: TermLookup, _ db: Database) throws -> ItemIDSet {
+    /// The items a filter's lookup names when they are worth reading (its estimate at most `worthReading`), else
+    /// nil. Kept while no item changes (another process's write changes the state too: it is read in the same
+    /// snapshot), so the next keystroke with the same filter neither estimates nor reads it again.
+    func filterCandidates(_ lookup: TermLookup, worthReading: Int, _ db: Database) throws -> ItemIDSet? {
         let state = try Self.itemsState(db)
         if let cached = filterCache.withLock({ $0 }), cached.state == state, cached.lookup == lookup { return cached.ids }
+        guard try lookup.estimatedCount(db, cap: worthReading + 1) <= worthReading else { return nil }
         let ids = try lookup.candidateIDs(db)
         filterCache.withLock { $0 = (lookup, state, ids) }
         return ids
     }
 
+    /// One short word typed alone: rank the candidates of its prefix list (`PrefixLists`) exactly. Returns nil
+    /// when there is no list, or when a filter left too few hits from a truncated list (the caller then ranks
+    /// every match).
     /// `accepted`: the items the filter's lookup names, when it was read (the others are rejected unread).
     static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions, accepted: ItemIDSet? = nil,
                                   staleList: inout Bool) throws -> [SearchHit]?
@@ -359,14 +360,8 @@ extension IndexStore {
             // rest of the record.
             var best: RankingExplanation.WordMatch?
             for tier in Ranking.tierWeights.indices where best == nil {
-                for term in TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes, onlyTier: tier).keys
-                where term.hasPrefix(word) {
-                    let kind: RankingExplanation.MatchKind = term == word ? .exact : .prefix
-                    let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
-                    if best == nil || points > best!.points || (points == best!.points && term < best!.matchedTerm) {
-                        best = .init(queryWord: word, matchedTerm: term, kind: kind, tier: tier, points: points)
-                    }
-                }
+                best = forwardMatch(word, prefix: true, terms: TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes,
+                                                                               onlyTier: tier), typos: false)
             }
             guard let best else { return }
             var explanation = RankingExplanation()
