@@ -36,7 +36,7 @@ package final class IndexStore: Sendable {
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
     /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`, format 3 (no `initials`) by
     /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`.
-    package static let formatVersion = 6
+    package static let formatVersion = 7
     /// The oldest format a store opened read-only is searched in as it is (format 6 changed no table: a format 5
     /// store's domains are found through the metadata tier, `TermLookup.resolved`).
     static let oldestReadableFormat = 5
@@ -89,18 +89,18 @@ package final class IndexStore: Sendable {
 
     /// Opens (and creates if needed) the store at `url`.
     ///
-    /// A store this user may read but not write opens read-only (`isReadOnly`), so it can still be searched.
-    /// Store files that are symbolic links are refused, never followed: a link could make writes land in another
+    /// A store this user may read but not write opens read-only (`isReadOnly`), so it can still be searched; so
+    /// does one opened with `readOnly` (nothing is created, upgraded or written). Store files that are symbolic links are refused, never followed: a link could make writes land in another
     /// app's store or outside the root.
     ///
     /// - Throws: `EngineError` `.indexUnavailable` when the file cannot be created or opened (or is a symbolic
     ///   link), `.permissionDenied` when this user may not read it, `.corruptIndex` when it is not a readable
     ///   store, `.unsupportedFormat` when a newer version wrote it.
-    package init(url: URL, create: Bool = true) throws {
+    package init(url: URL, create: Bool = true, readOnly readOnlyRequested: Bool = false) throws {
         self.url = url
         try StoreLocation.refuseSymbolicLinks(url)
         if !StoreLocation.exists(url) {
-            guard create else { throw EngineError(.indexUnavailable, "no index at \(url.path)") }
+            guard create, !readOnlyRequested else { throw EngineError(.indexUnavailable, "no index at \(url.path)") }
             do {
                 try StoreLocation.createPrivateDirectory(url.deletingLastPathComponent())
             } catch {
@@ -126,7 +126,7 @@ package final class IndexStore: Sendable {
         let writableFile = open(url.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         if writableFile >= 0 { closeDescriptor(writableFile) }
         // The folder must be writable too, for SQLite's -wal and -shm files.
-        let readOnly = writableFile < 0 || access(url.deletingLastPathComponent().path, W_OK | X_OK) != 0
+        let readOnly = readOnlyRequested || writableFile < 0 || access(url.deletingLastPathComponent().path, W_OK | X_OK) != 0
         self.isReadOnly = readOnly
         self.checkpointer = IdleCheckpointer(path: url.path)
         var config = Configuration()
@@ -234,14 +234,24 @@ package final class IndexStore: Sendable {
         \(postingsSchemaSQL)
         """
 
-    /// The posting lists of the segments stored as rows, keyed by the term's text (format 4; format 2 and 3 keyed
-    /// them by term id).
+    /// The posting lists of the segments stored as rows, keyed by segment and then the term's text (format 7;
+    /// format 4 to 6 keyed them by text and then segment, with an index by segment; format 2 and 3 by term id).
+    /// `PostingStore` says why.
     static let postingsSchemaSQL = """
         CREATE TABLE postings(
             text TEXT NOT NULL, segment INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
-            PRIMARY KEY(text, segment)) WITHOUT ROWID;
-        CREATE INDEX postings_segment ON postings(segment);
+            PRIMARY KEY(segment, text)) WITHOUT ROWID;
         """
+
+    /// The index of items that expire (format 7): the purge's range. Items that never expire (an expiration date of
+    /// `Date.distantFuture` or later) are not in it; it held every item of an index of such items (PyPI: 14.5 MB).
+    static let expiresIndexSQL = """
+        CREATE INDEX item_expires ON item(expires) WHERE expires < \(neverExpires)
+        """
+
+    /// `Date.distantFuture` as stored: an item expiring then or later is left out of `item_expires`. Queries of the
+    /// index repeat the condition (`expires < neverExpires`), which SQLite needs to use a partial index.
+    static let neverExpires = "63113904000.0"
 
     private static func migrate(_ pool: DatabasePool, url: URL) throws {
         try pool.write { db in
@@ -273,6 +283,9 @@ package final class IndexStore: Sendable {
                         their domain under terms of its own; domains are still found through the metadata tier here
                         """)
                 }
+                if version <= 6 {
+                    try upgradeFromFormat6(db, url: url)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 return
             }
@@ -295,26 +308,28 @@ package final class IndexStore: Sendable {
                     nameKey INTEGER NOT NULL DEFAULT 0,
                     initials BLOB NOT NULL DEFAULT x'');
                 CREATE INDEX item_domain ON item(domain) WHERE domain IS NOT NULL;
-                CREATE INDEX item_expires ON item(expires);
+                \(expiresIndexSQL);
                 \(termSQL);
                 \(segmentSchemaSQL)
                 \(attrValueSQL);
                 \(prefixTopSQL);
                 \(RecordDictionary.tableSQL);
+                \(RecordBlocks.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);
+                INSERT INTO meta(key, value) VALUES('nextTerm', 1);
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)
         }
     }
 
     /// The vocabulary (format 5): keyed by text, so a prefix's terms with their document frequencies (`p` has
-    /// thousands) are one range of the table itself, and by id through `term_id` (which holds the text too, so a
-    /// segment's term ids turn into texts from the index alone). Format 4's rowid table kept every text three
-    /// times (the table, its UNIQUE index and the covering `term_cover` index): 41 MB of PyPI's index.
+    /// thousands) are one range of the table itself. Format 4's rowid table kept every text three times (the
+    /// table, its UNIQUE index and the covering `term_cover` index): 41 MB of PyPI's index. Format 5 and 6 kept
+    /// the texts twice, with an index by id (`term_id`, 12.9 MB of PyPI's) that only found the next id: since
+    /// format 7 `meta.nextTerm` holds it.
     static let termSQL = """
-        CREATE TABLE term(text TEXT PRIMARY KEY, id INTEGER NOT NULL, df INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
-        CREATE UNIQUE INDEX term_id ON term(id)
+        CREATE TABLE term(text TEXT PRIMARY KEY, id INTEGER NOT NULL, df INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID
         """
 
     /// Format 1 → 2, in the opening transaction (all or nothing): the `posting` rows become one segment holding
@@ -382,7 +397,7 @@ package final class IndexStore: Sendable {
         let rows = try Row.fetchCursor(db, sql: "SELECT id, uid, domain, hint, lastUsed, attrs FROM item")
         while let row = try rows.next() {
             let id: Int64 = try row.stored("id")
-            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
+            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), item: id, in: db)
             let name = NameSignals(attributes: decoded.attributes)
             try update.execute(arguments: [name.words, name.first, Int64(bitPattern: name.key), id])
             let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
@@ -431,7 +446,7 @@ package final class IndexStore: Sendable {
         var items = 0
         let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item")
         while let row = try rows.next() {
-            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
+            let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), item: try row.stored("id"), in: db)
             let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
             try update.execute(arguments: [Data(Initials.encode(terms)), try row.stored("id") as Int64])
             items += 1
@@ -510,6 +525,38 @@ package final class IndexStore: Sendable {
         EngineLog.logger.notice("""
             upgraded the index at \(url.path) from format 4 to 5: a table for record dictionaries, \(lists) prefix \
             lists in a rowid table, values by attribute code, the vocabulary keyed by text (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
+            """)
+    }
+
+    /// Format 6 → 7, in the opening transaction (all or nothing): the posting rows keyed by segment first (the same
+    /// rows, `postingsSchemaSQL`), without the index by segment; the vocabulary without its index by id, the next
+    /// id in `meta.nextTerm`; `item_expires` only of items that expire. A store upgraded from format 1 to 3 in this
+    /// transaction has today's postings table already.
+    private static func upgradeFromFormat6(_ db: Database, url: URL) throws {
+        let started = Date()
+        let postingsSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'postings'") ?? ""
+        let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM postings") ?? 0
+        if !postingsSQL.contains("PRIMARY KEY(segment, text)") {
+            try db.execute(sql: """
+                ALTER TABLE postings RENAME TO postingsFormat6;
+                DROP INDEX IF EXISTS postings_segment;
+                \(postingsSchemaSQL)
+                INSERT INTO postings(text, segment, count, data)
+                    SELECT text, segment, count, data FROM postingsFormat6 ORDER BY segment, text;
+                DROP TABLE postingsFormat6;
+                """)
+        }
+        try db.execute(sql: """
+            DROP INDEX IF EXISTS term_id;
+            INSERT OR REPLACE INTO meta(key, value) VALUES('nextTerm', (SELECT coalesce(max(id), 0) + 1 FROM term));
+            DROP INDEX IF EXISTS item_expires;
+            \(expiresIndexSQL);
+            \(RecordBlocks.tableSQL);
+            UPDATE meta SET value = 7 WHERE key = 'formatVersion';
+            """)
+        EngineLog.logger.notice("""
+            upgraded the index at \(url.path) from format 6 to 7: \(rows) posting rows keyed by segment, no index of \
+            term ids, an expiry index of expiring items only (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
             """)
     }
 
@@ -682,16 +729,17 @@ package final class IndexStore: Sendable {
         guard uid.isStorableKey else { return nil }
         return try mapped {
             try pool.read { db in
-                let row = try Row.fetchOne(db, sql: "SELECT uid, domain, expires, attrs FROM item WHERE uid = ? AND expires > ?",
+                let row = try Row.fetchOne(db, sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE uid = ? AND expires > ?",
                                            arguments: [uid, now.timeIntervalSinceReferenceDate])
                 return try row.map { try Self.storedItem($0, in: db) }
             }
         }
     }
 
+    /// The item of a row with its `id`, `uid`, `domain`, `expires` and `attrs`.
     static func storedItem(_ row: Row, in db: Database) throws -> StoredItem {
         let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
-        let decoded = try ValueCodec.decode(bytes, in: db)
+        let decoded = try ValueCodec.decode(bytes, item: try row.stored("id"), in: db)
         return StoredItem(
             uniqueIdentifier: try row.stored("uid"), domainIdentifier: try row.stored("domain"),
             expirationDate: Date(timeIntervalSinceReferenceDate: try row.stored("expires")),
@@ -804,13 +852,13 @@ package final class IndexStore: Sendable {
         let stride = max(1, (rows + integrityDecodeLimit - 1) / integrityDecodeLimit)
         var problems: [String] = []
         var position = 0
-        let cursor = try Row.fetchCursor(db, sql: "SELECT uid, attrs FROM item")
+        let cursor = try Row.fetchCursor(db, sql: "SELECT id, uid, attrs FROM item")
         while let row = try cursor.next() {
             defer { position += 1 }
             guard position % stride == 0 else { continue }
             let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
             do {
-                _ = try ValueCodec.decode(bytes, in: db)
+                _ = try ValueCodec.decode(bytes, item: try row.stored("id"), in: db)
             } catch {
                 let uid: String = (try row.stored("uid") as String?) ?? "?"
                 problems.append("the record of \(uid.prefix(80).debugDescription) does not decode (\(error))")

@@ -132,6 +132,11 @@ extension IndexStore {
             guard merged else { break }
             merges += 1
         }
+        // Blocks of records mostly deleted give their live records back to their rows (`RecordBlocks`).
+        while !closed.withLock({ $0 }),
+              try read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM recordBlock WHERE dead * 2 > count") ?? 0 }) > 0 {
+            _ = try mapped { try writeTransaction { db in try RecordBlocks.compactSparse(db, dictionary: try RecordDictionary.current(in: db)) } }
+        }
         // A store that grew by small writes (or that an earlier format filled) gets its record dictionary.
         try compressRecordsWithDictionary()
         // Then at most `listsPerRun` prefix lists, the rest noted again for the next run, so that merges are never
@@ -198,11 +203,11 @@ extension IndexStore {
             let step = max(1, count / RecordDictionary.trainingSamples)
             var samples: [[UInt8]] = []
             var position = 0
-            let rows = try Row.fetchCursor(db, sql: "SELECT attrs FROM item")
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, attrs FROM item")
             while let row = try rows.next() {
                 defer { position += 1 }
                 guard position % step == 0, samples.count < RecordDictionary.trainingSamples else { continue }
-                let plain = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
+                let plain = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), item: try row.stored("id"), in: db)
                 samples.append(ValueCodec.encode(attributes: plain.attributes, custom: plain.custom))
             }
             return samples
@@ -215,11 +220,12 @@ extension IndexStore {
         var stored = false
         while !closed.withLock({ $0 }) {
             let chunk = try read { db -> [(id: Int64, old: Data, new: Data)] in
-                let rows = try Row.fetchAll(db, sql: "SELECT id, attrs FROM item WHERE id > ? ORDER BY id LIMIT ?",
+                // (Records in blocks, `length(attrs) = 0`, are compressed together with their block already.)
+                let rows = try Row.fetchAll(db, sql: "SELECT id, attrs FROM item WHERE id > ? AND length(attrs) > 0 ORDER BY id LIMIT ?",
                                             arguments: [after, Self.recompressionChunk])
                 return try rows.map { row in
                     let old: Data = try row.stored("attrs")
-                    let plain = try ValueCodec.decode([UInt8](old), in: db)
+                    let plain = try ValueCodec.decode([UInt8](old), item: try row.stored("id"), in: db)
                     let new = Data(ValueCodec.stored(attributes: plain.attributes, custom: plain.custom, dictionary: dictionary))
                     return (try row.stored("id"), old, new)
                 }
@@ -236,6 +242,37 @@ extension IndexStore {
                         // with the bytes read holds the same item.
                         let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ? AND attrs = ?")
                         for record in changed { try update.execute(arguments: [record.new, record.id, record.old]) }
+                    }
+                }
+            } catch is RecordDictionary.Conflict {
+                return
+            }
+            stored = true
+        }
+        // Then the blocks of records (`RecordBlocks`) the same way: their records are the same, their frame new.
+        var afterBlock = Int64.min
+        while !closed.withLock({ $0 }) {
+            let chunk = try read { db -> [(id: Int64, old: Data, new: Data)] in
+                let rows = try Row.fetchAll(db, sql: "SELECT id, data FROM recordBlock WHERE id > ? ORDER BY id LIMIT ?",
+                                            arguments: [afterBlock, Self.recompressionChunk / 16])
+                return try rows.map { row in
+                    let old: Data = try row.stored("data")
+                    let frame = [UInt8](old)
+                    guard ValueCodec.dictionaryID(of: frame) != dictionary.id else { return (try row.stored("id"), old, old) }
+                    let plain = try ValueCodec.plain(frame, dictionary: { try RecordDictionary.named($0, in: db) })
+                    return (try row.stored("id"), old, Data(ValueCodec.compressed(plain, dictionary: dictionary)))
+                }
+            }
+            guard let last = chunk.last else { break }
+            afterBlock = last.id
+            let changed = chunk.filter { $0.new.count < $0.old.count }
+            if changed.isEmpty && stored { continue }
+            do {
+                try mapped {
+                    try writeTransaction { db in
+                        try RecordDictionary.ensureStored(dictionary, db)
+                        let update = try db.cachedStatement(sql: "UPDATE recordBlock SET data = ? WHERE id = ? AND data = ?")
+                        for block in changed { try update.execute(arguments: [block.new, block.id, block.old]) }
                     }
                 }
             } catch is RecordDictionary.Conflict {

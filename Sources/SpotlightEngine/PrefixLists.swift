@@ -433,7 +433,7 @@ enum PrefixLists {
     /// Rebuilds one list from the postings (rare: only after many deletes from a truncated list).
     static func refill(_ prefix: String, db: Database, now: Date = Date()) throws -> ([Entry], Bool) {
         var bestPoints: [Int64: Double] = [:]
-        try PostingStore.forEachList(db, termsFrom: prefix, below: prefix + "\u{10FFFF}") { _, exact, list in
+        try PostingStore.forEachList(db, termsFrom: prefix, below: prefix + "\u{10FFFF}") { exact, list in
             let kind: RankingExplanation.MatchKind = exact ? .exact : .prefix
             try list.forEach { item, tiers in
                 guard let tier = TextIndexer.bestTier(tiers) else { return }

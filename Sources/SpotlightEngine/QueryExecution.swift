@@ -126,7 +126,7 @@ extension IndexStore {
                 if options.limit > 0, delivered >= options.limit { return false }
                 return true
             }
-            let fetch = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+            let fetch = try db.cachedStatement(sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
             // Items already checked while streaming (below): the fallback skips them.
             var streamed = Set<Int64>()
             if case .candidates(.all(let parts)) = plan {
@@ -203,8 +203,11 @@ extension IndexStore {
                 return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND \(DomainMatch.sql)",
                                         arguments: StatementArguments([now.timeIntervalSinceReferenceDate] + DomainMatch.arguments(domain))) ?? 0
             }
-            return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ?",
-                                    arguments: [now.timeIntervalSinceReferenceDate]) ?? 0
+            // Every item less the expired ones (found through `item_expires`, which holds only items that expire).
+            return try Int.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM item)
+                     - (SELECT count(*) FROM item WHERE expires <= ? AND expires < \(Self.neverExpires))
+                """, arguments: [now.timeIntervalSinceReferenceDate]) ?? 0
         }
     }
 
@@ -213,7 +216,7 @@ extension IndexStore {
         -> [StoredItem]
     {
         try read { db in
-            var sql = "SELECT uid, domain, expires, attrs FROM item WHERE expires > ?"
+            var sql = "SELECT id, uid, domain, expires, attrs FROM item WHERE expires > ?"
             var arguments: [any DatabaseValueConvertible] = [now.timeIntervalSinceReferenceDate]
             if let domain {
                 guard domain.isStorableKey else { return [] }
@@ -340,7 +343,7 @@ package indirect enum TermLookup: Sendable, Hashable {
         }
         do {
             if prefix {
-                try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, _, list in try visit(list) }
+                try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, list in try visit(list) }
             } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
                 try PostingStore.forEachList(db, text: word) { try visit($0) }
             }
@@ -367,7 +370,7 @@ package indirect enum TermLookup: Sendable, Hashable {
             if itemTiers & mask != 0 { ids.insert(item) }
         }
         if prefix {
-            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, _, list in try list.forEach(tiers: mask, visit) }
+            try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, list in try list.forEach(tiers: mask, visit) }
         } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
             try PostingStore.forEachList(db, text: word) { try $0.forEach(tiers: mask, visit) }
         }

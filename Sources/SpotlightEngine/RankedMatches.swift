@@ -204,7 +204,7 @@ extension IndexStore {
             if prefix, !restricted || manyTerms {
                 // One pass over the whole prefix range instead of one statement per term (the range's terms are
                 // the prefix's own: exact or prefix matches).
-                try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, exact, list in
+                try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { exact, list in
                     try checkCancellation()
                     let row = exact ? 1 : 2
                     try list.forEach(tiers: TextIndexer.freeTextMask) { item, tiers in consider(item, tiers, row) }
@@ -214,9 +214,10 @@ extension IndexStore {
             // Few candidates against long posting lists: decode only the blocks that may hold one of them.
             var sorted: [Int64]? = nil
             let packed = remaining.isEmpty ? [] : try PackedSegment.current(db)
+            let rows = remaining.isEmpty ? [] : try PostingStore.rowSegments(db)
             for term in remaining {
                 let row = 1 + MatchCode.kindIndex(term.kind)
-                try PostingStore.forEachList(db, text: term.text, packed: packed) { list in
+                try PostingStore.forEachList(db, text: term.text, packed: packed, rows: rows) { list in
                     try checkCancellation()
                     if let candidates, candidates * 4 < list.count {
                         if sorted == nil { sorted = sortedIDs() }
@@ -266,8 +267,9 @@ extension IndexStore {
             let statement = try db.cachedStatement(sql: "SELECT initials FROM item WHERE id = ?")
             for k in missing {
                 try forEachRawRow(db, statement, [space.item(at: Int(candidates.dense[k]))]) { h in
-                    guard sqlite3_column_bytes(h, 0) == Int32(Initials.byteCount), let blob = sqlite3_column_blob(h, 0) else { return }
-                    codes[k] = Initials.code(UnsafeRawBufferPointer(start: blob, count: Initials.byteCount), letter: letter)
+                    let count = Int(sqlite3_column_bytes(h, 0))
+                    guard count > 0, Initials.isValid(count: count), let blob = sqlite3_column_blob(h, 0) else { return }
+                    codes[k] = Initials.code(UnsafeRawBufferPointer(start: blob, count: count), letter: letter)
                 }
             }
         }
@@ -480,7 +482,7 @@ extension IndexStore {
         }
         try read(boosted)
 
-        let itemRow = try db.cachedStatement(sql: "SELECT uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+        let itemRow = try db.cachedStatement(sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
         var items: [Int64: StoredItem?] = [:]   // fetched items; nil when gone, expired or the filter rejected it
         // A filter checked on ranked matches reads and decodes each one. When the best matches are mostly rejected
         // (the filter and the ranking disagree: `l` in domains whose packages rarely start with l), the filter's

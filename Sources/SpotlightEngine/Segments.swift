@@ -244,14 +244,28 @@ enum PostingCodec {
 }
 
 /// Reads posting lists out of the `postings` table without copying their bytes, and out of packed segments.
+///
+/// The table is keyed by (segment, term text) since format 7, so each segment's rows are one contiguous range: a
+/// segment written (or merged) appends full pages at the end of the B-tree, and a merged segment's rows go as whole
+/// pages that the next one reuses. (Keyed by (text, segment), every segment's rows interleaved with every other's:
+/// pages were a third empty and a secondary index by segment cost 0.2 bytes per posting.) A term is one lookup per
+/// segment stored as rows; there are a few (six at 900,000 items), the small segments being packed.
 enum PostingStore {
+    /// The segments stored as rows (not packed), in id order.
+    static func rowSegments(_ db: Database) throws -> [Int64] {
+        try Int64.fetchAll(db.cachedStatement(sql: "SELECT id FROM segment WHERE packed IS NULL ORDER BY id"))
+    }
+
     /// Calls `body` with each posting list of the term (one per segment).
-    /// `packed`: the packed segments of this read, when the caller looks up many terms (else read here).
-    static func forEachList(_ db: Database, text: String, packed: [PackedSegment]? = nil,
+    /// `packed`, `rows`: the packed segments and the row segments of this read, when the caller looks up many terms
+    /// (else read here).
+    static func forEachList(_ db: Database, text: String, packed: [PackedSegment]? = nil, rows: [Int64]? = nil,
                             _ body: (PostingCodec.Reader) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: "SELECT data FROM postings WHERE text = ?")
-        try IndexStore.forEachRawRow(db, statement, [text]) { h in
-            try body(try reader(h, column: 0))
+        let statement = try db.cachedStatement(sql: "SELECT data FROM postings WHERE segment = ? AND text = ?")
+        for segment in try rows ?? rowSegments(db) {
+            try IndexStore.forEachRawRow(db, statement, [segment, text]) { h in
+                try body(try reader(h, column: 0))
+            }
         }
         let bytes = Array(text.utf8)
         for segment in try packed ?? PackedSegment.current(db) {
@@ -260,30 +274,23 @@ enum PostingStore {
         }
     }
 
-    /// Calls `body` with each posting list of every term in `[low, high)`, in one pass over that range of the table:
-    /// with a number that is the same for the lists of one term and differs between terms, and whether the term is
-    /// `low` itself. (`high` is `low` + U+10FFFF: the terms that start with `low`.) A term no live item holds any
-    /// more has only dead postings: readers drop them with the other dead postings.
+    /// Calls `body` with each posting list of every term in `[low, high)`, segment by segment, and whether the
+    /// term is `low` itself. (`high` is `low` + U+10FFFF: the terms that start with `low`.) A term no live item
+    /// holds any more has only dead postings: readers drop them with the other dead postings.
     static func forEachList(_ db: Database, termsFrom low: String, below high: String,
-                            _ body: (Int, Bool, PostingCodec.Reader) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: "SELECT text = ?1, data, text FROM postings WHERE text >= ?1 AND text < ?2")
-        // Rows come in (text, segment) order: a term's rows are adjacent, so a new text is a new term.
-        var number = -1
-        var previous: [UInt8] = []
-        try IndexStore.forEachRawRow(db, statement, [low, high]) { h in
-            let text = UnsafeBufferPointer(start: sqlite3_column_text(h, 2), count: Int(sqlite3_column_bytes(h, 2)))
-            if number < 0 || !text.elementsEqual(previous) {
-                number += 1
-                previous.removeAll(keepingCapacity: true)
-                previous.append(contentsOf: text)
+                            _ body: (Bool, PostingCodec.Reader) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: """
+            SELECT text = ?1, data FROM postings WHERE segment = ?3 AND text >= ?1 AND text < ?2
+            """)
+        for segment in try rowSegments(db) {
+            try IndexStore.forEachRawRow(db, statement, [low, high, segment]) { h in
+                try body(sqlite3_column_int64(h, 0) != 0, try reader(h, column: 1))
             }
-            try body(number, sqlite3_column_int64(h, 0) != 0, try reader(h, column: 1))
         }
         let prefix = Array(low.utf8)
         for segment in try PackedSegment.current(db) {
             for i in segment.positions(startingWith: prefix) {
-                number += 1
-                try segment.withList(i) { try body(number, segment.texts[i].count == prefix.count, $0) }
+                try segment.withList(i) { try body(segment.texts[i].count == prefix.count, $0) }
             }
         }
     }
@@ -454,9 +461,6 @@ enum SegmentMerger {
     static let levelBase = 4_096
     /// A segment with more than this share of dead items is rewritten without them.
     static let expungeShare = 0.25
-    /// Above this many postings, a merge reads its segments in one pass in term order instead of segment by segment
-    /// (tests lower it to exercise that path).
-    static let largeMergePostings = Atomic<Int>(2_000_000)
     /// Postings gathered in memory before a large batch writes them as a segment (streaming, bounded memory).
     static let flushThreshold = 4_000_000
 
@@ -680,8 +684,10 @@ enum SegmentMerger {
         // The packed segments of the run (small): by term.
         var packedByTerm: [String: [(item: Int64, tiers: UInt8)]] = [:]
         let packedRow = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE id = ? AND packed IS NOT NULL")
+        var packedIDs: Set<Int64> = []
         for segment in run {
             try IndexStore.forEachRawRow(db, packedRow, [segment.id]) { h in
+                packedIDs.insert(segment.id)
                 let packed = try PackedSegment(try PostingStore.blob(h, column: 0))
                 for i in packed.terms.indices {
                     let text = String(decoding: packed.texts[i], as: UTF8.self)
@@ -694,43 +700,44 @@ enum SegmentMerger {
                 }
             }
         }
-        let rowPostings = run.reduce(0) { $0 + $1.postings } - packedByTerm.values.reduce(0) { $0 + $1.count }
-        let rowSegments = run.map(\.id)
-        if rowPostings > largeMergePostings.load(ordering: .relaxed) {
-            // A large merge covers most of the index: one pass over the postings in (term, segment) order.
-            let placeholders = rowSegments.map { _ in "?" }.joined(separator: ",")
-            let statement = try db.makeStatement(sql: """
-                SELECT text, data FROM postings WHERE segment IN (\(placeholders)) ORDER BY text, segment
-                """)
-            var term: String? = nil
-            try IndexStore.forEachRawRow(db, statement, StatementArguments(rowSegments)) { h in
-                let bytes = UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0)))
-                if term == nil || !term!.utf8.elementsEqual(bytes) {
-                    if let term { emit(term, extra: packedByTerm.removeValue(forKey: term)) }
-                    term = String(decoding: bytes, as: UTF8.self)
-                }
-                try PostingStore.reader(h, column: 1).forEach { item, tiers in
+        // The row segments: one range of the table each, in text order, merged term by term (a few statements
+        // stepped side by side), so a merge holds one term's postings decoded at a time.
+        var cursors: [(statement: Statement, text: UnsafeBufferPointer<UInt8>?)] = []
+        for segment in run where !packedIDs.contains(segment.id) {
+            let statement = try db.makeStatement(sql: "SELECT text, data FROM postings WHERE segment = ? ORDER BY text")
+            try statement.setArguments([segment.id])
+            cursors.append((statement, nil))
+        }
+        func step(_ c: Int) throws {
+            let h = cursors[c].statement.sqliteStatement
+            switch sqlite3_step(h) {
+            case SQLITE_ROW:
+                cursors[c].text = UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0)))
+            case SQLITE_DONE:
+                cursors[c].text = nil
+            case let code:
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+        }
+        defer { for cursor in cursors { sqlite3_reset(cursor.statement.sqliteStatement) } }
+        for c in cursors.indices { try step(c) }
+        while true {
+            var smallest: UnsafeBufferPointer<UInt8>? = nil
+            for cursor in cursors {
+                guard let text = cursor.text else { continue }
+                if smallest == nil || text.lexicographicallyPrecedes(smallest!) { smallest = text }
+            }
+            guard let smallest else { break }
+            let term = String(decoding: smallest, as: UTF8.self)
+            // Every cursor at this term (in id order, which `emit` sorts anyway) is read, then stepped.
+            for c in cursors.indices {
+                guard let text = cursors[c].text, text.elementsEqual(term.utf8) else { continue }
+                try PostingStore.reader(cursors[c].statement.sqliteStatement, column: 1).forEach { item, tiers in
                     if isLive(item) { current.append((item, tiers)) }
                 }
+                try step(c)
             }
-            if let term { emit(term, extra: packedByTerm.removeValue(forKey: term)) }
-        } else {
-            // A small one: segment by segment through the segment index (never a scan of the whole table).
-            var byTerm: [String: [(item: Int64, tiers: UInt8)]] = [:]
-            let statement = try db.cachedStatement(sql: "SELECT text, data FROM postings INDEXED BY postings_segment WHERE segment = ?")
-            for segment in rowSegments {
-                try IndexStore.forEachRawRow(db, statement, [segment]) { h in
-                    let term = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0))),
-                                      as: UTF8.self)
-                    try PostingStore.reader(h, column: 1).forEach { item, tiers in
-                        if isLive(item) { byTerm[term, default: []].append((item, tiers)) }
-                    }
-                }
-            }
-            for term in byTerm.keys.sorted() {
-                current = byTerm.removeValue(forKey: term) ?? []
-                emit(term, extra: packedByTerm.removeValue(forKey: term))
-            }
+            emit(term, extra: packedByTerm.removeValue(forKey: term))
         }
         for term in packedByTerm.keys.sorted() {
             current = packedByTerm[term] ?? []

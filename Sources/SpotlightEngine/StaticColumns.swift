@@ -20,7 +20,7 @@ final class SegmentColumns: Sendable {
     let nameWords: [UInt8]
     let nameFirst: [String]
     let nameKey: [UInt64]
-    /// `Initials.byteCount` bytes per item (zeros: none, or a row without them).
+    /// `Initials.byteCount` bytes per item (zeros: none, or a row without them; a row's bytes are padded with zeros).
     let initials: [UInt8]
     /// The identifiers' UTF-8 bytes, one after the other; item `i`'s are `uidBytes[uidStart[i]..<uidStart[i + 1]]`.
     let uidStart: [Int]
@@ -86,9 +86,10 @@ final class SegmentColumns: Sendable {
                 nameKey[i] = UInt64(bitPattern: sqlite3_column_int64(h, 6))
                 // Another length is damage: left as no initials (a search then finds the item through its postings
                 // only where they are read).
-                if sqlite3_column_bytes(h, 7) == Int32(Initials.byteCount), let blob = sqlite3_column_blob(h, 7) {
-                    let source = UnsafeRawBufferPointer(start: blob, count: Initials.byteCount)
-                    for k in 0..<Initials.byteCount { initials[i * Initials.byteCount + k] = source[k] }
+                let stored = Int(sqlite3_column_bytes(h, 7))
+                if stored > 0, Initials.isValid(count: stored), let blob = sqlite3_column_blob(h, 7) {
+                    let source = UnsafeRawBufferPointer(start: blob, count: stored)
+                    for k in 0..<stored { initials[i * Initials.byteCount + k] = source[k] }
                 }
             }
         }

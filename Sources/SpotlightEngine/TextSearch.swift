@@ -346,7 +346,7 @@ extension IndexStore {
             return nil
         }
         let statement = try db.cachedStatement(sql: """
-            SELECT uid, domain, expires, attrs, hint, lastUsed FROM item WHERE id = ? AND expires > ?
+            SELECT id, uid, domain, expires, attrs, hint, lastUsed FROM item WHERE id = ? AND expires > ?
             """)
         var hits: [SearchHit] = []
         var seen = Set<Int64>()
@@ -437,7 +437,7 @@ extension IndexStore {
             let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item WHERE id IN (\(placeholders))",
                                            arguments: StatementArguments(slice.map { $0 as any DatabaseValueConvertible }))
             while let row = try rows.next() {
-                let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
+                let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), item: try row.stored("id"), in: db)
                 terms[try row.stored("id")] = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
             }
         }

@@ -40,7 +40,14 @@ enum ValueCodec {
                        dictionary: RecordDictionary? = nil) -> [UInt8] {
         let plain = encode(attributes: attributes, custom: custom)
         let threshold = dictionary == nil ? compressionThreshold : dictionaryCompressionThreshold
-        guard plain.count >= threshold, plain.count <= maximumRecordSize else { return plain }
+        guard plain.count >= threshold else { return plain }
+        return compressed(plain, dictionary: dictionary)
+    }
+
+    /// `plain` as a zstd frame (with `dictionary` when there is one), or `plain` itself when the frame would not be
+    /// smaller or the bytes are too many (`maximumRecordSize`). `plain` read back through `plain(_:dictionary:)`.
+    static func compressed(_ plain: [UInt8], dictionary: RecordDictionary?) -> [UInt8] {
+        guard plain.count <= maximumRecordSize else { return plain }
         let bound = ZSTD_compressBound(plain.count)
         var out = [UInt8](repeating: 0, count: bound)
         let written = ZstdContexts.compression.using { context in
@@ -126,10 +133,13 @@ enum ValueCodec {
         return out
     }
 
-    /// Decodes a record that the store `db` reads holds (its dictionaries, `RecordDictionary`, read from it).
-    static func decode(_ stored: [UInt8], in db: Database) throws
+    /// Decodes the record of the item `item` in the store `db` reads, whose row holds `stored`: the record itself,
+    /// or nothing when the record is in a block of records (`RecordBlocks`). Dictionaries (`RecordDictionary`) are
+    /// read from the store.
+    static func decode(_ stored: [UInt8], item: Int64, in db: Database) throws
         -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
-        try decode(stored, dictionary: { try RecordDictionary.named($0, in: db) })
+        if stored.isEmpty { return try decode(try RecordBlocks.record(of: item, in: db)) }
+        return try decode(stored, dictionary: { try RecordDictionary.named($0, in: db) })
     }
 
     static func decode(_ stored: [UInt8], dictionary: (UInt32) throws -> RecordDictionary? = { _ in nil }) throws

@@ -31,6 +31,12 @@ struct Writer {
     private(set) var changedSegments = false
     /// Whether an item row was inserted or deleted.
     private var itemsChanged = false
+    /// Records of new items bound for blocks (`RecordBlocks`) and not written yet, by item id (their rows have an
+    /// empty `attrs`); the ids of the closed blocks and of the open one, in order.
+    private var unwrittenRecords: [Int64: [UInt8]] = [:]
+    private var closedBlocks: [[Int64]] = []
+    private var openBlock: [Int64] = []
+    private var openBlockBytes = 0
 
     /// The dictionary new records are compressed with (`RecordDictionary`), if the index has one.
     let dictionary: RecordDictionary?
@@ -63,6 +69,10 @@ struct Writer {
                 for row in rows { try deleteRow(row) }
             }
         case .deleteAll:
+            unwrittenRecords.removeAll()
+            closedBlocks.removeAll()
+            openBlock.removeAll()
+            openBlockBytes = 0
             pendingPostings.removeAll()
             pendingFirst = nil
             pendingItems = 0
@@ -71,6 +81,7 @@ struct Writer {
             dfDelta.removeAll()
             try db.execute(sql: """
                 DELETE FROM postings; DELETE FROM segment; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
+                DELETE FROM recordBlock;
                 UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)
@@ -82,8 +93,9 @@ struct Writer {
     /// Deletes expired items; returns how many.
     @discardableResult
     mutating func purgeExpired(now: Date) throws -> Int {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE expires <= ?",
-                                    arguments: [now.timeIntervalSinceReferenceDate])
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, domain, attrs, hint, lastUsed FROM item WHERE expires <= ? AND expires < \(IndexStore.neverExpires)
+            """, arguments: [now.timeIntervalSinceReferenceDate])
         for row in rows { try deleteRow(row) }
         return rows.count
     }
@@ -91,6 +103,7 @@ struct Writer {
     /// Writes everything gathered: the new segment, document frequencies, prefix lists, the next item id.
     mutating func finish() throws {
         try flushSegment()
+        try writeRecordBlocks(final: true)
         let update = try db.cachedStatement(sql: "UPDATE term SET df = max(0, df + ?) WHERE text = ?")
         for (term, delta) in dfDelta where delta != 0 {
             try update.execute(arguments: [delta, term])
@@ -103,6 +116,9 @@ struct Writer {
         if let nextItem {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextItem', ?)").execute(arguments: [nextItem])
         }
+        if let nextTermID {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextTerm', ?)").execute(arguments: [nextTermID])
+        }
         if itemsChanged {
             // Tells the maintenance that items changed since it read a snapshot (`IndexStore.itemsState`).
             try db.cachedStatement(sql: """
@@ -110,6 +126,35 @@ struct Writer {
                 ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
                 """).execute()
             itemsChanged = false
+        }
+    }
+
+    /// Closed blocks held before they are written (about 1 MB of records): a large batch streams them.
+    static let blocksHeld = 256
+
+    /// Writes the closed blocks (and with `final` the open one) of records not written yet. A block left with fewer
+    /// than `RecordBlocks.minimumRecords` records (the last of a write, or one whose items this write deleted
+    /// again) stores them in their rows instead.
+    private mutating func writeRecordBlocks(final: Bool) throws {
+        if final, !openBlock.isEmpty {
+            closedBlocks.append(openBlock)
+            openBlock.removeAll()
+            openBlockBytes = 0
+        }
+        guard !closedBlocks.isEmpty else { return }
+        var blocks: [[(id: Int64, plain: [UInt8])]] = []
+        var alone: [(id: Int64, plain: [UInt8])] = []
+        for ids in closedBlocks {
+            let records = ids.compactMap { id in unwrittenRecords.removeValue(forKey: id).map { (id: id, plain: $0) } }
+            if records.count >= RecordBlocks.minimumRecords { blocks.append(records) } else { alone += records }
+        }
+        closedBlocks.removeAll()
+        try RecordBlocks.write(blocks, dictionary: dictionary, db: db)
+        let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ?")
+        let threshold = dictionary == nil ? ValueCodec.compressionThreshold : ValueCodec.dictionaryCompressionThreshold
+        for record in alone {
+            let stored = record.plain.count >= threshold ? ValueCodec.compressed(record.plain, dictionary: dictionary) : record.plain
+            try update.execute(arguments: [Data(stored), record.id])
         }
     }
 
@@ -148,9 +193,22 @@ struct Writer {
         return id
     }
 
+    /// The attributes of the item row `row` (with `id` and `attrs`): from the row, a record not written yet, or its
+    /// block.
+    private func record(_ row: Row) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
+        let id: Int64 = try row.stored("id")
+        let stored = [UInt8](try row.stored("attrs") as Data)
+        if stored.isEmpty, let plain = unwrittenRecords[id] { return try ValueCodec.decode(plain) }
+        return try ValueCodec.decode(stored, item: id, in: db)
+    }
+
     private mutating func deleteRow(_ row: Row) throws {
         let id: Int64 = try row.stored("id")
-        let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), in: db)
+        let decoded = try record(row)
+        if (try row.stored("attrs") as Data).isEmpty {
+            // In a block: not written yet (it never will be), or counted dead in its block.
+            if unwrittenRecords.removeValue(forKey: id) == nil { try RecordBlocks.noteDeleted(item: id, db: db) }
+        }
         let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
         for text in terms.keys {
             dfDelta[text, default: 0] -= 1
@@ -182,7 +240,7 @@ struct Writer {
         var domain = item.domainIdentifier
         if let existing {
             if isUpdate {
-                let old = try ValueCodec.decode([UInt8](try existing.stored("attrs") as Data), in: db)
+                let old = try record(existing)
                 attributes = old.attributes.merging(item.attributes) { _, new in new }
                 for name in cleared { attributes[name] = nil }
                 custom = old.custom.merging(item.customAttributes) { _, new in new }
@@ -198,7 +256,8 @@ struct Writer {
         }
         let merged = StoredItem(uniqueIdentifier: item.uniqueIdentifier, domainIdentifier: domain,
                                 expirationDate: item.expirationDate, attributes: attributes, customAttributes: custom)
-        let bytes = prepared?.bytes ?? Data(ValueCodec.stored(attributes: attributes, custom: custom, dictionary: dictionary))
+        // A prepared record (a large write's new item) goes into a block; another is stored in its row.
+        let bytes = prepared == nil ? Data(ValueCodec.stored(attributes: attributes, custom: custom, dictionary: dictionary)) : Data()
         let hint = merged.rankingHint
         let lastUsed = merged.lastUsedDate?.timeIntervalSinceReferenceDate
         if pendingPostings.count >= SegmentMerger.flushThreshold { try flushSegment() }
@@ -212,6 +271,17 @@ struct Writer {
             """).execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
                                  hint, lastUsed, bytes, name.words, name.first, Int64(bitPattern: name.key),
                                  prepared?.initials ?? Data(Initials.encode(newTerms))])
+        if let prepared {
+            unwrittenRecords[id] = prepared.plain
+            openBlock.append(id)
+            openBlockBytes += prepared.plain.count
+            if openBlockBytes >= RecordBlocks.targetBytes || openBlock.count >= RecordBlocks.maximumRecords {
+                closedBlocks.append(openBlock)
+                openBlock.removeAll(keepingCapacity: true)
+                openBlockBytes = 0
+                if closedBlocks.count >= Self.blocksHeld { try writeRecordBlocks(final: false) }
+            }
+        }
         for (text, tiers) in newTerms {
             let termID = try termID(for: text)
             pendingPostings.append((termID, id, tiers))
@@ -237,6 +307,16 @@ struct Writer {
         }
     }
 
+    /// The id the next new term gets: `meta.nextTerm` (format 7, kept by `finish`), or for a store without the row
+    /// one more than the largest id in the vocabulary (a scan: the vocabulary has no index by id since format 7).
+    private func storedNextTermID() throws -> Int64 {
+        if let next = try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'")),
+           next > 0 {
+            return next
+        }
+        return try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM term") ?? 1
+    }
+
     private func existingTermID(for text: String) throws -> Int64? {
         if let id = newTerms[text] ?? store.cachedTermID(text) { return id }
         return try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?"), arguments: [text])
@@ -247,7 +327,7 @@ struct Writer {
             newTerms[text] = id
             return id
         }
-        let id = try nextTermID ?? (Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM term") ?? 1)
+        let id = try nextTermID ?? storedNextTermID()
         nextTermID = id + 1
         try db.cachedStatement(sql: "INSERT INTO term(text, id) VALUES(?, ?)").execute(arguments: [text, id])
         newTerms[text] = id
@@ -261,7 +341,8 @@ struct Writer {
 struct PreparedUpsert: Sendable {
     var terms: [String: UInt8]
     var values: Set<AttributeValueIndex.Entry>
-    var bytes: Data
+    /// The item's record, not compressed: it goes into a block of records (`RecordBlocks`).
+    var plain: [UInt8]
     var name: NameSignals
     /// `Initials.encode(terms)`.
     var initials: Data
@@ -320,8 +401,7 @@ struct PreparedUpsert: Sendable {
                 local[position] = PreparedUpsert(
                     terms: terms,
                     values: AttributeValueIndex.values(attributes: item.attributes, custom: item.customAttributes),
-                    bytes: Data(ValueCodec.stored(attributes: item.attributes, custom: item.customAttributes,
-                                                  dictionary: dictionary)),
+                    plain: ValueCodec.encode(attributes: item.attributes, custom: item.customAttributes),
                     name: name,
                     initials: Data(Initials.encode(terms)),
                     prefixPoints: PrefixLists.bestPoints(terms, hot: hot, name: name), hot: hot)

@@ -56,7 +56,16 @@ final class InitialsTests: XCTestCase {
             "zone": TextIndexer.metadataBit, // metadata only: not free text
         ]
         let bytes = Initials.encode(terms)
-        XCTAssertEqual(bytes.count, Initials.byteCount)
+        XCTAssertEqual(bytes.count, Initials.byteCount, "a digit's code is in the last byte")
+        // Without words starting with the last letters, the zero bytes at the end are not stored; they read as no
+        // match, as do the bytes past 18 of a damaged row.
+        let short = Initials.encode(["apple": 0b0001, "tea": 0b0010])
+        XCTAssertEqual(short.count, 10, "t is letter 19: its code is in byte 9")
+        XCTAssertEqual(Initials.code(short, letter: Initials.index(ofWord: "t")!), MatchCode.make(tier: 1, kind: .prefix))
+        XCTAssertEqual(Initials.code(short, letter: Initials.index(ofWord: "z")!), 0)
+        XCTAssertEqual(Initials.code(short, letter: Initials.index(ofWord: "9")!), 0)
+        XCTAssertEqual(Initials.encode([:]), [])
+        XCTAssertEqual(Initials.code(bytes + [0], letter: 0), 0, "too long: damage, no match")
         func code(_ letter: Character) -> UInt8 {
             Initials.code(bytes, letter: Initials.index(ofWord: String(letter))!)
         }
@@ -79,7 +88,7 @@ final class InitialsTests: XCTestCase {
         XCTAssertNil(Initials.index(ofWord: "ü"))
         XCTAssertNil(Initials.index(ofWord: "ab"))
         XCTAssertNil(Initials.index(ofWord: "-"))
-        XCTAssertEqual(Initials.code(Array(bytes.prefix(17)), letter: 0), 0)
+        XCTAssertEqual(Initials.code(Array(bytes.prefix(17)), letter: Initials.index(ofWord: "9")!), 0, "a byte not stored")
     }
 
     func testOneLetterAfterOtherWordsEqualsReadingThePostings() throws {
@@ -161,7 +170,7 @@ final class InitialsTests: XCTestCase {
             try db.execute(sql: """
                 ALTER TABLE item DROP COLUMN initials;
                 ALTER TABLE postings RENAME TO postingsByText;
-                DROP INDEX postings_segment;
+                DROP INDEX IF EXISTS postings_segment;
                 CREATE TABLE postings(
                     term INTEGER NOT NULL, segment INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
                     PRIMARY KEY(term, segment)) WITHOUT ROWID;

@@ -90,14 +90,23 @@ final class RecordDictionaryTests: XCTestCase {
     }
 
     func recordBytes(_ store: IndexStore) throws -> Int {
-        try store.read { try Int.fetchOne($0, sql: "SELECT sum(length(attrs)) FROM item") } ?? 0
+        try store.read {
+            try Int.fetchOne($0, sql: """
+                SELECT (SELECT coalesce(sum(length(attrs)), 0) FROM item) + (SELECT coalesce(sum(length(data)), 0) FROM recordBlock)
+                """)
+        } ?? 0
     }
 
     /// The dictionary ids the store's records name (0: a frame without one, or an uncompressed record).
     func dictionaryIDs(_ store: IndexStore) throws -> [UInt32: Int] {
         try store.read { db in
             var ids: [UInt32: Int] = [:]
-            for data in try Data.fetchAll(db, sql: "SELECT attrs FROM item") {
+            // A record in a block (an empty `attrs`) names its block's dictionary.
+            for data in try Data.fetchAll(db, sql: """
+                SELECT CASE WHEN length(i.attrs) > 0 THEN i.attrs
+                            ELSE (SELECT data FROM recordBlock b WHERE b.id <= i.id ORDER BY b.id DESC LIMIT 1) END
+                FROM item i
+                """) {
                 ids[ValueCodec.dictionaryID(of: [UInt8](data)), default: 0] += 1
             }
             return ids
@@ -217,7 +226,7 @@ final class RecordDictionaryTests: XCTestCase {
                 INSERT INTO attrValue SELECT 'contentModificationDate', value, item FROM attrValueFormat5 WHERE attr = \(dateCode);
                 DROP TABLE attrValueFormat5;
                 ALTER TABLE term RENAME TO termFormat5;
-                DROP INDEX term_id;
+                DROP INDEX IF EXISTS term_id;
                 CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
                 INSERT INTO term(id, text, df) SELECT id, text, df FROM termFormat5;
                 DROP TABLE termFormat5;
@@ -258,7 +267,11 @@ final class RecordDictionaryTests: XCTestCase {
         XCTAssertEqual(try upgraded.read { try String.fetchOne($0, sql: "SELECT typeof(attr) FROM attrValue LIMIT 1") }, "integer")
         XCTAssertEqual(try upgraded.read { try Row.fetchAll($0, sql: "SELECT text, id, df FROM term ORDER BY text") },
                        vocabulary, "the same terms, ids and frequencies")
-        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('term_cover', 'term_id')") }, 1)
+        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('term_cover', 'term_id')") }, 0,
+                       "no index of the vocabulary but its key (format 7)")
+        let maxTermID = try upgraded.read { try Int64.fetchOne($0, sql: "SELECT max(id) FROM term") } ?? 0
+        XCTAssertEqual(try upgraded.read { try Int64.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'") },
+                       maxTermID + 1)
         let upgradedLists = try self.lists(upgraded)
         XCTAssertEqual(upgradedLists.map(\.prefix), lists.map(\.prefix))
         XCTAssertTrue(upgradedLists.elementsEqual(lists) { $0.complete == $1.complete && $0.entries == $1.entries },

@@ -343,10 +343,11 @@ final class SegmentTests: XCTestCase {
         try store.checkIntegrity()
     }
 
-    /// The same churn through the one-pass merge that large merges take.
-    func testChurnThroughTheOnePassMergeOfLargeRuns() throws {
-        SegmentMerger.largeMergePostings.store(0, ordering: .relaxed)
-        defer { SegmentMerger.largeMergePostings.store(2_000_000, ordering: .relaxed) }
+    /// The same churn with every segment stored as rows (none packed): merges read the segments' ranges of the
+    /// postings table side by side, term by term.
+    func testChurnThroughMergesOfRowSegments() throws {
+        PackedSegment.limit.store(0, ordering: .relaxed)
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
         try testChurnDropsDeadPostingsAndKeepsDiskBounded()
         try store.apply((0..<300).map { .upsert(item("x\($0)", title: "extra \($0)")) }, now: now)
         for i in 0..<20 { try store.apply([.upsert(item("i\(i)", title: "changed \(i)"))], now: now) }
@@ -559,6 +560,91 @@ final class SegmentTests: XCTestCase {
         try store.close()
         store = try IndexStore(url: url)
         XCTAssertEqual(try search("air", limit: 3), ["air", "air-00", "air-01"])
+    }
+
+    /// Format 6 kept posting rows by (text, segment) with an index by segment, the vocabulary with an index by id,
+    /// and every item in `item_expires`. Opened read-only it is searched as it is; opened for writing it is upgraded
+    /// in place to format 7 with the same results, and new terms get ids that no term has.
+    func testFormat6StoresAreSearchedReadOnlyAndUpgradedToSegmentKeyedPostings() throws {
+        PackedSegment.limit.store(0, ordering: .relaxed)
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
+        let url = directory.appendingPathComponent("index.sqlite")
+        let items = (0..<300).map { item("f\($0)", title: "format six \($0)", text: "row \($0 % 7) words") }
+        try store.apply(items[0..<150].map { .upsert($0) }, now: now)
+        try store.apply(items[150...].map { .upsert($0) }, now: now)
+        try store.apply([.upsert(item("g7", title: "format seven"))], now: now)
+        var expiring = item("soon", title: "format soon")
+        expiring.expirationDate = now.addingTimeInterval(3_600)
+        try store.apply([.upsert(expiring)], now: now)
+        XCTAssertGreaterThanOrEqual(try store.read { try PostingStore.rowSegments($0) }.count, 3, "segments stored as rows")
+        let queries = ["format", "six 1", "row 3", "fo", "words", "seven", "s"]
+        let before = try queries.map { try search($0) }
+        let unlisted = try queries.map { try search($0, lists: false) }
+        try store.close()
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                ALTER TABLE postings RENAME TO postingsFormat7;
+                CREATE TABLE postings(
+                    text TEXT NOT NULL, segment INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
+                    PRIMARY KEY(text, segment)) WITHOUT ROWID;
+                CREATE INDEX postings_segment ON postings(segment);
+                INSERT INTO postings SELECT text, segment, count, data FROM postingsFormat7 ORDER BY text, segment;
+                DROP TABLE postingsFormat7;
+                CREATE UNIQUE INDEX term_id ON term(id);
+                DROP INDEX item_expires;
+                CREATE INDEX item_expires ON item(expires);
+                DELETE FROM meta WHERE key = 'nextTerm';
+                UPDATE meta SET value = 6 WHERE key = 'formatVersion';
+                """)
+        }
+        try queue.close()
+        func version() throws -> Int? {
+            try store.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") }
+        }
+        store = try IndexStore(url: url, readOnly: true)
+        XCTAssertTrue(store.isReadOnly)
+        XCTAssertEqual(try queries.map { try search($0) }, before, "format 6 searched as it is")
+        XCTAssertEqual(try queries.map { try search($0, lists: false) }, unlisted)
+        XCTAssertEqual(try version(), 6, "read-only: not upgraded")
+        try store.close()
+
+        store = try IndexStore(url: url)
+        XCTAssertEqual(try version(), 7)
+        let schema = try store.read { try String.fetchAll($0, sql: "SELECT coalesce(sql, '') FROM sqlite_master") }.joined(separator: "\n")
+        XCTAssertTrue(schema.contains("PRIMARY KEY(segment, text)"), schema)
+        XCTAssertFalse(schema.contains("postings_segment"))
+        XCTAssertFalse(schema.contains("term_id"))
+        XCTAssertTrue(schema.contains("ON item(expires) WHERE expires < 63113904000.0"), schema)
+        let largest = try store.read { try Int64.fetchOne($0, sql: "SELECT max(id) FROM term") } ?? 0
+        XCTAssertEqual(try store.read { try Int64.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'") },
+                       largest + 1)
+        XCTAssertEqual(try queries.map { try search($0) }, before, "the same results after the upgrade")
+        XCTAssertEqual(try queries.map { try search($0, lists: false) }, unlisted)
+        XCTAssertEqual(try store.count(now: now), 302)
+        try store.checkIntegrity()
+
+        // New terms in two transactions get new ids, never one a term has; the expiring item is purged.
+        try store.apply([.upsert(item("n1", title: "novel zebra"))], now: now)
+        try store.apply([.upsert(item("n2", title: "quokka"))], now: now)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) - count(DISTINCT id) FROM term") }, 0)
+        XCTAssertEqual(try search("quokka"), ["n2"])
+        XCTAssertEqual(try search("zebra"), ["n1"])
+        XCTAssertEqual(try store.count(now: now.addingTimeInterval(7_200)), 303, "the expiring item has expired")
+        XCTAssertEqual(try store.purgeExpired(now: now.addingTimeInterval(7_200)), 1)
+        XCTAssertEqual(try store.count(now: now), 303)
+        // Merges of the row segments (term by term across their ranges) keep every match.
+        try store.apply(items.map { .upsert($0) }, now: now)
+        try store.performMaintenance()
+        XCTAssertEqual(Set(try search("format")).count, 301)
+        XCTAssertEqual(Set(try search("words", lists: false)).count, 300)
+        XCTAssertEqual(try search("seven"), ["g7"])
+        try store.checkIntegrity()
+        // Opening it again changes nothing.
+        try store.close()
+        store = try IndexStore(url: url)
+        XCTAssertEqual(try version(), 7)
+        XCTAssertEqual(Set(try search("format")).count, 301)
     }
 
     func testAFormat1StoreThatCannotBeUpgradedIsUnavailableNotRecovered() throws {

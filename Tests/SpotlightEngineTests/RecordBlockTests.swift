@@ -1,0 +1,188 @@
+import Foundation
+import GRDB
+import SpotlightTestSupport
+import XCTest
+@testable import SpotlightEngine
+
+/// The records of a large write are compressed in blocks (`RecordBlocks`, format 7): they read back whole through
+/// every path (an item by identifier, search hits, query results, updates that merge attributes, the integrity
+/// check), deletions count against their block and delete it with its last record, the maintenance gives the
+/// records of blocks mostly dead back to their rows, and damaged blocks are damage, never a trap. A real SQLite
+/// file on disk.
+final class RecordBlockTests: XCTestCase {
+    var directory: URL!
+    var store: IndexStore!
+    let later = Date().addingTimeInterval(365 * 86_400)
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-blocks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try IndexStore(url: directory.appendingPathComponent("index.sqlite"))
+    }
+
+    override func tearDownWithError() throws {
+        try? store?.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Items shaped like a package index's (as `RecordDictionaryTests` makes them).
+    func items(_ range: Range<Int>, prefix: String = "pkg") -> [StoredItem] {
+        var random = SplitMix64(state: UInt64(range.lowerBound) &+ 7)
+        let words = RecordDictionaryTests.words
+        func word() -> String { words[Int(random.next() % UInt64(words.count))] }
+        return range.map { n in
+            let name = "\(word())-\(word())-\(n)"
+            let summary = (0..<(4 + Int(random.next() % 8))).map { _ in word() }.joined(separator: " ")
+            return StoredItem(uniqueIdentifier: "\(prefix):\(n)", domainIdentifier: "packages", expirationDate: later,
+                              attributes: ["title": .string(name), "contentDescription": .string("A \(summary)."),
+                                           "keywords": .array(name.split(separator: "-").map { .string(String($0)) }),
+                                           "contentModificationDate": .date(Date(timeIntervalSinceReferenceDate: Double(n) * 86_400))])
+        }
+    }
+
+    func blocks() throws -> [(id: Int64, last: Int64, count: Int, dead: Int)] {
+        try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, last, count, dead FROM recordBlock ORDER BY id").map {
+                (try $0.stored(0), try $0.stored(1), try $0.stored(2), try $0.stored(3))
+            }
+        }
+    }
+
+    func inRows() throws -> Int {
+        try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item WHERE length(attrs) > 0") } ?? 0
+    }
+
+    func search(_ text: String) throws -> [String] {
+        try store.search(text, options: TextSearchOptions(limit: 0)).map(\.item.uniqueIdentifier)
+    }
+
+    func testALargeWriteStoresItsRecordsInBlocksThatReadBackWhole() throws {
+        let written = items(0..<1_000)
+        try store.apply(written.map { .upsert($0) })
+        let blocks = try blocks()
+        XCTAssertGreaterThan(blocks.count, 1_000 / RecordBlocks.maximumRecords)
+        XCTAssertEqual(blocks.reduce(0) { $0 + $1.count } + (try inRows()), 1_000)
+        XCTAssertLessThan(try inRows(), RecordBlocks.minimumRecords, "only a short last block stays in rows")
+        for (a, b) in zip(blocks, blocks.dropFirst()) { XCTAssertLessThan(a.last, b.id, "blocks never overlap") }
+        for item in written {
+            XCTAssertEqual(try store.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
+        }
+        // Search hits carry their attributes.
+        let hits = try store.search("python", options: TextSearchOptions(limit: 0))
+        XCTAssertFalse(hits.isEmpty)
+        let byID = Dictionary(uniqueKeysWithValues: written.map { ($0.uniqueIdentifier, $0) })
+        for hit in hits { XCTAssertEqual(hit.item.attributes, byID[hit.item.uniqueIdentifier]?.attributes) }
+        // Smaller than the same records compressed one by one.
+        let together = try store.read { try Int.fetchOne($0, sql: "SELECT sum(length(data)) FROM recordBlock") } ?? 0
+        let dictionary = try XCTUnwrap(try store.read { try RecordDictionary.current(in: $0) })
+        let alone = written.reduce(0) { $0 + ValueCodec.stored(attributes: $1.attributes, custom: $1.customAttributes, dictionary: dictionary).count }
+        XCTAssertLessThan(Double(together), Double(alone) * 0.85, "\(together) bytes in blocks against \(alone) alone")
+        XCTAssertEqual(try store.count(), 1_000)
+        try store.checkIntegrity()
+    }
+
+    func testUpdatesAndDeletesCountAgainstTheirBlockAndTheMaintenanceCompactsSparseOnes() throws {
+        let written = items(0..<640)
+        try store.apply(written.map { .upsert($0) })
+        let before = try blocks()
+        let first = try XCTUnwrap(before.first)
+        // The items of the first block, by id order.
+        let firstItems = try store.read { db in
+            try String.fetchAll(db, sql: "SELECT uid FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0 ORDER BY id",
+                                arguments: [first.id, first.last])
+        }
+        XCTAssertEqual(firstItems.count, first.count)
+        // An update that merges attributes reads the old record from its block.
+        let change = StoredItem(uniqueIdentifier: firstItems[0], domainIdentifier: nil, expirationDate: later,
+                                attributes: ["title": .string("renamed zeppelin")])
+        try store.apply([.upsert(change, isUpdate: true, clearedAttributes: [], clearedCustomKeys: [])])
+        let updated = try XCTUnwrap(try store.item(withIdentifier: firstItems[0]))
+        XCTAssertEqual(updated.attributes["title"], .string("renamed zeppelin"))
+        let original = try XCTUnwrap(written.first { $0.uniqueIdentifier == firstItems[0] })
+        XCTAssertEqual(updated.attributes["contentDescription"], original.attributes["contentDescription"], "kept from the block")
+        XCTAssertEqual(try search("zeppelin"), [firstItems[0]])
+        XCTAssertEqual(try blocks().first?.dead, 1)
+
+        // Deleting more than half of a block: the maintenance moves the rest to their rows and drops the block.
+        let half = first.count / 2 + 1
+        try store.apply([.delete(identifiers: Array(firstItems[1..<half]))])
+        XCTAssertEqual(try blocks().first?.dead, half)
+        try store.performMaintenance()
+        XCTAssertNotEqual(try blocks().first?.id, first.id, "the sparse block is gone")
+        for uid in firstItems[half...] {
+            let item = try XCTUnwrap(try store.item(withIdentifier: uid))
+            XCTAssertEqual(item.attributes, written.first { $0.uniqueIdentifier == uid }?.attributes)
+        }
+        // Deleting every record of a block deletes it in the same transaction.
+        let second = try XCTUnwrap(try blocks().first)
+        let secondItems = try store.read { db in
+            try String.fetchAll(db, sql: "SELECT uid FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0",
+                                arguments: [second.id, second.last])
+        }
+        try store.apply([.delete(identifiers: secondItems)])
+        XCTAssertFalse(try blocks().contains { $0.id == second.id })
+        XCTAssertEqual(try store.count(), 640 - (half - 1) - secondItems.count)
+        try store.checkIntegrity()
+
+        // Every item written again in large batches: the old blocks all go, the disk stays that of one copy.
+        let sizeOnce = try store.read { try Int.fetchOne($0, sql: "SELECT sum(length(data)) FROM recordBlock") } ?? 0
+        for _ in 0..<3 {
+            try store.apply(written.map { .upsert($0) })
+            try store.performMaintenance()
+        }
+        let sizeAfter = try store.read { try Int.fetchOne($0, sql: "SELECT sum(length(data)) FROM recordBlock") } ?? 0
+        XCTAssertLessThan(Double(sizeAfter), Double(sizeOnce) * 1.4, "\(sizeAfter) bytes against \(sizeOnce)")
+        XCTAssertTrue(try blocks().allSatisfy { $0.dead == 0 })
+        XCTAssertEqual(try store.count(), 640)
+        try store.checkIntegrity()
+    }
+
+    /// Items replaced or deleted in the very batch that wrote them never reach a block; a batch naming an item
+    /// twice keeps its last version.
+    func testItemsReplacedOrDeletedInTheirOwnBatchAreNotWritten() throws {
+        var operations: [IndexOperation] = items(0..<300).map { .upsert($0) }
+        let again = items(0..<50, prefix: "pkg").map { item -> StoredItem in
+            var item = item
+            item.attributes["title"] = .string("second version")
+            return item
+        }
+        operations += again.map { .upsert($0) }
+        operations.append(.delete(identifiers: (50..<100).map { "pkg:\($0)" }))
+        operations += items(300..<400).map { .upsert($0) }
+        try store.apply(operations)
+        XCTAssertEqual(try store.count(), 350)
+        XCTAssertEqual(Set(try search("second version")), Set((0..<50).map { "pkg:\($0)" }))
+        XCTAssertNil(try store.item(withIdentifier: "pkg:60"))
+        XCTAssertEqual(try blocks().reduce(0) { $0 + $1.count } + (try inRows()), 350, "no record of a replaced item is kept")
+        XCTAssertTrue(try blocks().allSatisfy { $0.dead == 0 })
+        try store.checkIntegrity()
+    }
+
+    func testDamagedBlocksAreDamageNotATrap() throws {
+        let records: [(id: Int64, plain: [UInt8])] = (0..<20).map { k in
+            (Int64(100 + k * 3), ValueCodec.encode(attributes: ["title": .string("record \(k)")], custom: [:]))
+        }
+        let plain = RecordBlocks.encode(records)
+        let decoded = try RecordBlocks.decode(plain, id: 100)
+        for record in records { XCTAssertEqual(decoded.record(of: record.id).map(Array.init), record.plain) }
+        XCTAssertNil(decoded.record(of: 101))
+        var random = SplitMix64(state: 5)
+        for cut in 0..<plain.count { _ = try? RecordBlocks.decode(Array(plain.prefix(cut)), id: 100) }
+        for _ in 0..<3_000 {
+            var damaged = plain
+            damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next())
+            if let read = try? RecordBlocks.decode(damaged, id: 100) {
+                for record in records { _ = read.record(of: record.id) }
+            }
+        }
+        // A damaged frame in the file: reading the item fails with `.corruptIndex`, and the integrity check says so.
+        try store.apply(items(0..<200).map { .upsert($0) })
+        let block = try XCTUnwrap(try blocks().first)
+        try store.pool.write { try $0.execute(sql: "UPDATE recordBlock SET data = x'28B52FFD00DEADBEEF' WHERE id = ?", arguments: [block.id]) }
+        let uid = try XCTUnwrap(try store.read { try String.fetchOne($0, sql: "SELECT uid FROM item WHERE id = ?", arguments: [block.id]) })
+        XCTAssertThrowsError(try store.item(withIdentifier: uid)) { error in
+            XCTAssertEqual((error as? EngineError)?.code, .corruptIndex)
+        }
+        XCTAssertThrowsError(try store.checkIntegrity())
+    }
+}
