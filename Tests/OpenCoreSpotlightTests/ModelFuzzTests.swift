@@ -105,7 +105,18 @@ final class ModelFuzzTests: IndexTestCase {
 
     func generate(_ now: Date) -> Operation {
         switch Int.random(in: 0..<100, using: &random) {
-        case 0..<45:
+        case 0:
+            // A large write (64 items or more): its records go into blocks (`RecordBlocks`), some of them replaced
+            // again in the same call.
+            return .index((0..<Int.random(in: 64...130, using: &random)).map { _ in
+                Written(id: chance(50) ? pick(Self.identifiers) : "bulk-\(Int.random(in: 0..<300, using: &random))",
+                        domain: pick(Self.domains),
+                        title: chance(85) ? .some(someWords(1...3).joined(separator: " ")) : nil,
+                        keywords: chance(60) ? .some(someWords(1...3)) : nil,
+                        contentDescription: chance(40) ? .some(someWords(1...5).joined(separator: " ")) : nil,
+                        expires: expiration(now), isUpdate: false)
+            })
+        case 1..<45:
             return .index((0..<Int.random(in: 1...4, using: &random)).map { _ in
                 Written(id: pick(Self.identifiers), domain: pick(Self.domains),
                         title: chance(85) ? .some(someWords(1...3).joined(separator: " ")) : nil,
