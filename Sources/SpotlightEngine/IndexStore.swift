@@ -36,7 +36,7 @@ package final class IndexStore: Sendable {
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
     /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`, format 3 (no `initials`) by
     /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`.
-    package static let formatVersion = 7
+    package static let formatVersion = 8
     /// The oldest format a store opened read-only is searched in as it is (format 6 changed no table: a format 5
     /// store's domains are found through the metadata tier, `TermLookup.resolved`).
     static let oldestReadableFormat = 5
@@ -286,6 +286,13 @@ package final class IndexStore: Sendable {
                 if version <= 6 {
                     try upgradeFromFormat6(db, url: url)
                 }
+                if version <= 7 {
+                    try db.execute(sql: "UPDATE meta SET value = 8 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 8: items written from now on post \
+                        their keywords under terms of their own; keyword queries here still read every tier's postings
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 return
             }
@@ -317,6 +324,7 @@ package final class IndexStore: Sendable {
                 \(RecordBlocks.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);
+                INSERT INTO meta(key, value) VALUES('keywordTerms', 1);
                 INSERT INTO meta(key, value) VALUES('nextTerm', 1);
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)

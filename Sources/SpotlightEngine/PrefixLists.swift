@@ -238,7 +238,8 @@ enum PrefixLists {
         var result = PrefixPoints()
         result.short.reserveCapacity(terms.count * 2)
         for (term, tiers) in terms {
-            guard let tier = TextIndexer.bestTier(tiers) else { continue }
+            // (The keyword tier's own terms repeat its words: no prefix of them is typed.)
+            guard !TextIndexer.isOwnTerm(term), let tier = TextIndexer.bestTier(tiers) else { continue }
             let weight = Ranking.tierWeights[tier]
             var scalars: (UInt32, UInt32, UInt32) = (0, 0, 0)
             var length = 0

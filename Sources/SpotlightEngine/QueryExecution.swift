@@ -355,7 +355,13 @@ package indirect enum TermLookup: Sendable, Hashable {
     /// The term text and tiers to read for a lookup's word in this store: a domain's word (`domainLookupBit`)
     /// from the domain's own terms when every item of the store has them (`meta.domainTerms`, set when a format 6
     /// store is created), else from the metadata tier (a store upgraded from format 5 has items without them).
+    /// A word of the keyword tier alone is read from that tier's own terms where every item has them
+    /// (`meta.keywordTerms`, set when a format 8 store is created).
     static func resolved(_ word: String, tiers: UInt8, _ db: Database) throws -> (text: String, tiers: UInt8) {
+        if tiers == TextIndexer.keywordBit {
+            let own = try Int.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'keywordTerms'")) == 1
+            return own ? (TextIndexer.keywordTermPrefix + word, tiers) : (word, tiers)
+        }
         guard tiers & TextIndexer.domainLookupBit != 0 else { return (word, tiers) }
         let own = try Int.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'domainTerms'")) == 1
         return own ? (TextIndexer.domainTermPrefix + word, TextIndexer.metadataBit) : (word, TextIndexer.metadataBit)

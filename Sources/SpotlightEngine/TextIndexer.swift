@@ -20,6 +20,10 @@ import SpotlightText
 /// items of that domain only: in the metadata tier, `text` is also a word of every item's `public.text` content
 /// type, and a filter on a dozen domains named every item of the index (each ranked match was then read to be
 /// checked). The planner asks for them with `domainLookupBit`.
+///
+/// Since format 8 the words of the keyword tier are also posted after `keywordTermPrefix`, in that tier only, so
+/// an attribute query on `keywords` reads the postings of keywords alone: `keywords == "li*"cwdt` read every
+/// posting of every term starting with `li` (122,000 on Debian, in all tiers) to keep those in the keyword tier.
 enum TextIndexer {
     static let metadataBit: UInt8 = 1 << 4
     static let freeTextMask: UInt8 = 0x0F
@@ -28,6 +32,16 @@ enum TextIndexer {
     /// In a `TermLookup.tieredTerm`'s tiers only (never in a posting: the codec keeps 5 bits): the word is a
     /// domain's, read from the domain's own terms where the store has them (`TermLookup.resolved`).
     static let domainLookupBit: UInt8 = 1 << 5
+    /// What the keyword tier's own terms start with (format 8).
+    static let keywordTermPrefix = "\u{2}"
+    /// The keyword tier's bit.
+    static let keywordBit: UInt8 = 1 << 1
+
+    /// Whether a term is one of the index's own (a domain's or the keyword tier's), not a word of any text.
+    static func isOwnTerm(_ text: String) -> Bool {
+        guard let first = text.utf8.first else { return false }
+        return first == 1 || first == 2
+    }
 
     /// The tier bit of an attribute, or `nil` if its values are never indexed.
     static func tierBit(forAttribute name: String) -> UInt8? {
@@ -45,6 +59,7 @@ enum TextIndexer {
             for s in strings {
                 for token in Tokenizer.indexTokens(s) {
                     result[token, default: 0] |= bit
+                    if bit == keywordBit { result[keywordTermPrefix + token, default: 0] |= keywordBit }
                 }
             }
         }

@@ -449,7 +449,8 @@ extension IndexStore {
         let budget = typos ? Typos.budget(for: word) : 0
         var best: RankingExplanation.WordMatch?
         for (term, tiers) in terms {
-            guard let tier = TextIndexer.bestTier(tiers),
+            // (The index's own terms, a domain's and the keyword tier's, are no words a person typed.)
+            guard !TextIndexer.isOwnTerm(term), let tier = TextIndexer.bestTier(tiers),
                   let kind = Ranking.matchKind(word, term: term, prefix: prefix, typoBudget: budget) else { continue }
             let points = Ranking.tierWeights[tier] * Ranking.kindFactor(kind)
             if best == nil || points > best!.points || (points == best!.points && term < best!.matchedTerm) {

@@ -4,9 +4,9 @@ import GRDB
 extension IndexStore {
     /// Indexed terms that start with `prefix`, most frequent first, with the number of items holding them.
     /// Terms no live item holds any more (document frequency 0) are never returned, nor the domains' own terms
-    /// (`TextIndexer.domainTermPrefix`), which are no words.
+    /// (`TextIndexer.domainTermPrefix`) and the keyword tier's (`keywordTermPrefix`), which are no words.
     package func completions(of prefix: String, limit: Int = 10) throws -> [(term: String, count: Int)] {
-        guard !prefix.isEmpty, !prefix.hasPrefix(TextIndexer.domainTermPrefix) else { return [] }
+        guard !prefix.isEmpty, !TextIndexer.isOwnTerm(prefix) else { return [] }
         return try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT text, df FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY df DESC, text LIMIT ?

@@ -304,6 +304,55 @@ final class QueryPlannerTests: XCTestCase {
         }
     }
 
+    /// `keywords == "li*"` reads the keyword tier's own terms (format 8): its candidates are the items with a
+    /// keyword starting with `li`, not every item with such a word anywhere; a store without them (`meta.keywordTerms`
+    /// absent, upgraded from format 7) finds the same items through every tier's postings. The own terms are no
+    /// words: not completions, not typo matches, no prefix lists.
+    func testKeywordLookupsReadTheKeywordTiersOwnTerms() throws {
+        let later = now.addingTimeInterval(86_400)
+        try store.apply([
+            .upsert(StoredItem(uniqueIdentifier: "k1", domainIdentifier: nil, expirationDate: later,
+                               attributes: ["title": .string("lisp machine"), "keywords": .array([.string("library"), .string("tree")])])),
+            .upsert(StoredItem(uniqueIdentifier: "k2", domainIdentifier: nil, expirationDate: later,
+                               attributes: ["title": .string("linear algebra"), "contentDescription": .string("a library of trees")])),
+            .upsert(StoredItem(uniqueIdentifier: "k3", domainIdentifier: nil, expirationDate: later,
+                               attributes: ["keywords": .array([.string("Lībrary"), .string("graph")]), "alternateNames": .string("trie")])),
+        ], now: now)
+        XCTAssertEqual(try store.completions(of: TextIndexer.keywordTermPrefix).count, 0, "the keyword tier's terms are no words")
+        XCTAssertEqual(try store.completions(of: "libr").map(\.term), ["library"])
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM prefixTop WHERE prefix < ' '") }, 0)
+        var options = TextSearchOptions(limit: 0)
+        options.now = now
+        options.typoTolerance = true
+        XCTAssertEqual(Set(try store.search("librar", options: options).map(\.item.uniqueIdentifier)), ["k1", "k2", "k3"])
+        for hit in try store.search("librar", options: options) {
+            XCTAssertFalse(hit.explanation.words.contains { TextIndexer.isOwnTerm($0.matchedTerm) }, "\(hit.explanation)")
+        }
+        for legacy in [false, true] {
+            if legacy { try store.pool.write { try $0.execute(sql: "DELETE FROM meta WHERE key = 'keywordTerms'") } }
+            for (text, expected, named) in [(#"keywords == "li*"cwd"#, ["k1", "k3"], 2),
+                                            // (k3's `trie` is an alternate name: in the keyword tier, not a keyword.)
+                                            (#"keywords == "li*"cwd && keywords == "tr*"cwd"#, ["k1"], 2),
+                                            (#"keywords == "tree"cwd"#, ["k1"], 1),
+                                            (#"alternateNames == "tri*"cwd"#, ["k3"], 1)] {
+                let expression = try QueryParser.parse(text)
+                let compiled = CompiledQuery(expression, now: now, calendar: calendar)
+                let plan = QueryPlanner.plan(expression, now: now, calendar: calendar)
+                XCTAssertEqual(try store.items(matching: compiled, plan: plan, options: QueryOptions(now: now)).map(\.uniqueIdentifier).sorted(),
+                               expected, "\(text), legacy \(legacy)")
+                XCTAssertEqual(try store.items(matching: compiled, plan: .scan, options: QueryOptions(now: now)).map(\.uniqueIdentifier).sorted(),
+                               expected, "\(text) by a scan")
+                guard case .candidates(let lookup) = plan else { return XCTFail("\(text) has no lookup") }
+                let candidates = try store.read { try lookup.candidateIDs($0) }.count
+                if legacy {
+                    XCTAssertGreaterThanOrEqual(candidates, expected.count)
+                } else {
+                    XCTAssertEqual(candidates, named, "\(text): the keyword tier's own terms")
+                }
+            }
+        }
+    }
+
     /// A filter read by one search is kept for the next keystroke only while no item changes.
     func testAFilterReadOnceIsReadAgainAfterAWrite() throws {
         let filter = try QueryParser.parse(#"domainIdentifier == "docs""#)
