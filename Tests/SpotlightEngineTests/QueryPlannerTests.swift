@@ -139,6 +139,16 @@ final class QueryPlannerTests: XCTestCase {
             return try store.items(matching: CompiledQuery(expression, now: now, calendar: calendar), plan: plan,
                                    options: QueryOptions(limit: limit, now: now)).map(\.uniqueIdentifier)
         }
+        // Both ways: streamed (the parts' postings count as many), and intersected first (as few as they are).
+        for maximum in [0, 100_000] {
+            IndexStore.intersectedFirstMaximum.store(maximum, ordering: .relaxed)
+            defer { IndexStore.intersectedFirstMaximum.store(100_000, ordering: .relaxed) }
+            try checkAndedParts(run: { try run($0, limit: $1) }, deltaOnly: deltaOnly, total: total, id: id)
+        }
+    }
+
+    func checkAndedParts(run query: (String, Int) throws -> [String], deltaOnly: Int, total: Int, id: (Int) -> String) throws {
+        func run(_ text: String, limit: Int) throws -> [String] { try query(text, limit) }
         let dense = #"(keywords == "alpha*"cwdt) && (keywords == "beta*"cwdt)"#
         let expectedDense = Set((deltaOnly..<total).filter { $0 % 3 == 0 || $0 % 2 == 0 }.map(id))
         let all = try run(dense, limit: 0)
