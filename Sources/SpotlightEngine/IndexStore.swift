@@ -15,30 +15,38 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 5):
-/// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow).
+/// Schema (format version 8):
+/// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `nextTerm`
+///   (the next term id), `domainTerms` and `keywordTerms` (every item posts its domain and keywords under terms of
+///   their own, `TextIndexer`), `recordDictionary`, `itemChanges`.
 /// - `item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)`: one row per
-///   item; `attrs` is `ValueCodec` bytes; the `name…` columns are its `NameSignals` (the key's hash as a 64-bit
-///   integer); `initials` its best match per one-letter prefix (`Initials`, 18 bytes).
+///   item; `attrs` is `ValueCodec` bytes, or empty when the record is in a block (`recordBlock`); the `name…`
+///   columns are its `NameSignals` (the key's hash as a 64-bit integer); `initials` its best match per one-letter
+///   prefix (`Initials`, at most 18 bytes). `item_expires` indexes the items that expire only.
 /// - `term(text, id, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
-/// - `segment(id, firstItem, lastItem, items, postings, deadItems)` and `postings(text, segment, count, data)`:
-///   the text index as immutable segments of block-compressed posting lists (`Segments.swift`); each posting
-///   carries the tier mask of `TextIndexer`.
+/// - `segment(id, firstItem, lastItem, items, postings, deadItems, token, packed)` and
+///   `postings(text, segment, count, data)` (keyed by segment, then text): the text index as immutable segments of
+///   block-compressed posting lists (`Segments.swift`); each posting carries the tier mask of `TextIndexer`.
 /// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since 2001)
 ///   under its attribute's code (`AttributeValueIndex.code`), so attribute filters on them are range lookups
 ///   (`QueryPlanner`).
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
 /// - `recordDictionary(id, data)`: the zstd dictionaries `attrs` frames are compressed with (`RecordDictionary`);
 ///   `meta.recordDictionary` names the one writes use.
+/// - `recordBlock(id, last, count, dead, data)`: the records of large writes, compressed a block at a time
+///   (`RecordBlocks`).
 package final class IndexStore: Sendable {
     /// The format this version writes and reads. Older formats are upgraded in place when a store is opened for
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
     /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`, format 3 (no `initials`) by
-    /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`.
+    /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`, format 5 and 7 by their
+    /// version (no domain and keyword terms of their own), format 6 (postings keyed by text) by
+    /// `upgradeFromFormat6`.
     package static let formatVersion = 8
-    /// The oldest format a store opened read-only is searched in as it is (format 6 changed no table: a format 5
-    /// store's domains are found through the metadata tier, `TermLookup.resolved`).
+    /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
+    /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
+    /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
     static let oldestReadableFormat = 5
 
     /// How long a connection waits for a lock held by another connection or process before failing with busy.
@@ -291,13 +299,14 @@ package final class IndexStore: Sendable {
                     try upgradeFromFormat6(db, url: url)
                 }
                 if version <= 7 {
-                    try db.execute(sql: "UPDATE meta SET value = 8 WHERE key = 'formatVersion'")
+                    try db.execute(sql: "\(LongLists.tableSQL); UPDATE meta SET value = 8 WHERE key = 'formatVersion'")
                     EngineLog.logger.notice("""
                         upgraded the index at \(url.path) from format \(version) to 8: items written from now on post \
                         their keywords under terms of their own; keyword queries here still read every tier's postings
                         """)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
+                try db.execute(sql: LongLists.tableSQL)
                 return
             }
             // No format version but tables already there: the meta row was lost to damage (found by fuzzing; it
@@ -326,6 +335,7 @@ package final class IndexStore: Sendable {
                 \(prefixTopSQL);
                 \(RecordDictionary.tableSQL);
                 \(RecordBlocks.tableSQL);
+                \(LongLists.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);
                 INSERT INTO meta(key, value) VALUES('keywordTerms', 1);
@@ -564,6 +574,7 @@ package final class IndexStore: Sendable {
             DROP INDEX IF EXISTS item_expires;
             \(expiresIndexSQL);
             \(RecordBlocks.tableSQL);
+            \(LongLists.tableSQL);
             UPDATE meta SET value = 7 WHERE key = 'formatVersion';
             """)
         EngineLog.logger.notice("""
@@ -849,10 +860,11 @@ package final class IndexStore: Sendable {
                 return
             }
             do {
-                let reader = try PostingStore.reader(h, column: 3)
-                guard reader.count == Int(sqlite3_column_int64(h, 2)) else { throw PostingCodec.Reader.damaged }
-                try reader.forEach { item, _ in
-                    if !range.contains(item) { throw PostingCodec.Reader.damaged }
+                try PostingStore.withReader(db, h, column: 3) { reader in
+                    guard reader.count == Int(sqlite3_column_int64(h, 2)) else { throw PostingCodec.Reader.damaged }
+                    try reader.forEach { item, _ in
+                        if !range.contains(item) { throw PostingCodec.Reader.damaged }
+                    }
                 }
             } catch {
                 problems.append("the postings of term \(term) in segment \(segment) are damaged")

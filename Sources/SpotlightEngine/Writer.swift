@@ -81,7 +81,7 @@ struct Writer {
             dfDelta.removeAll()
             try db.execute(sql: """
                 DELETE FROM postings; DELETE FROM segment; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
-                DELETE FROM recordBlock;
+                DELETE FROM recordBlock; DELETE FROM postingData;
                 UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)

@@ -562,6 +562,55 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(try search("air", limit: 3), ["air", "air-00", "air-01"])
     }
 
+    /// Lists longer than `LongLists.threshold` bytes live in `postingData`, their row a reference: searched,
+    /// merged and deleted with their segment like the others; a reference naming no list is damage.
+    func testLongPostingListsLiveInTheirOwnTableAndGoWithTheirSegment() throws {
+        PackedSegment.limit.store(0, ordering: .relaxed)
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
+        func long() throws -> [Int64] {
+            try store.read { try Int64.fetchAll($0, sql: "SELECT id FROM postingData ORDER BY id") }
+        }
+        func write(_ batch: Int) throws {
+            try store.apply((0..<1_500).map { i in
+                .upsert(item("b\(batch)-\(i)", title: "common \(i % 3 == 0 ? "tripled" : "plain") \(batch)"))
+            }, now: now)
+        }
+        // Seven segments of one level (a merge takes eight).
+        for batch in 0..<7 { try write(batch) }
+        store.waitForMaintenance()
+        let before = try long()
+        XCTAssertFalse(before.isEmpty, "long lists are in postingData")
+        let segments = try store.read { try PostingStore.rowSegments($0) }
+        XCTAssertTrue(before.allSatisfy { segments.contains($0 >> 24) }, "each names its segment")
+        XCTAssertEqual(segments.count, 7)
+        XCTAssertEqual(try search("common").count, 10_500)
+        XCTAssertEqual(try search("tripled").count, 7 * 500)
+        XCTAssertEqual(try search("tripled", lists: false).count, 7 * 500)
+        XCTAssertEqual(Set(try search("common 6")).count, 1_500)
+        XCTAssertEqual(try planned(#"title == "trip*"cwd"#).count, 7 * 500)
+        try store.checkIntegrity()
+        // An eighth: the eight segments merge into one, and their long lists go with them.
+        try write(7)
+        try store.performMaintenance()
+        XCTAssertLessThan(try store.read { try PostingStore.rowSegments($0) }.count, 8)
+        let after = try long()
+        let merged = try store.read { try PostingStore.rowSegments($0) }
+        XCTAssertTrue(after.allSatisfy { merged.contains($0 >> 24) }, "no long list of a merged segment is left")
+        XCTAssertTrue(Set(after).isDisjoint(with: before))
+        XCTAssertEqual(try search("tripled", lists: false).count, 8 * 500)
+        try store.checkIntegrity()
+        // Everything removed: nothing left.
+        try store.apply([.deleteAll], now: now)
+        XCTAssertEqual(try long(), [])
+        // A reference to a list that is not there is damage, not a trap.
+        try store.apply((0..<1_500).map { .upsert(item("c\($0)", title: "common")) }, now: now)
+        try store.pool.write { try $0.execute(sql: "DELETE FROM postingData") }
+        XCTAssertThrowsError(try search("common", lists: false)) { error in
+            XCTAssertEqual((error as? EngineError)?.code, .corruptIndex)
+        }
+        XCTAssertThrowsError(try store.checkIntegrity())
+    }
+
     /// Format 6 kept posting rows by (text, segment) with an index by segment, the vocabulary with an index by id,
     /// and every item in `item_expires`. Opened read-only it is searched as it is; opened for writing it is upgraded
     /// in place to format 7 with the same results, and new terms get ids that no term has.
