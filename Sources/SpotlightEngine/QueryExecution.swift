@@ -335,8 +335,9 @@ package indirect enum TermLookup: Sendable, Hashable {
     }
 
     /// Calls `body` once with each item that has a posting of the word (or of a term it starts) in `tiers`, until
-    /// `body` returns false, as the lists are read: the terms in text order (one contiguous range of the postings
-    /// table), each term's lists in item order. A limited query stops reading as soon as it has its items. Items
+    /// `body` returns false, as the lists are read: segment by segment (each row segment's terms one contiguous
+    /// range of the postings table, in text order; then the packed segments), each list in item order. A limited
+    /// query stops reading as soon as it has its items. Items
     /// deleted since their segment was written are included: the caller reads the item row and skips those it does
     /// not find.
     static func forEachPosting(_ db: Database, word: String, prefix: Bool, tiers: UInt8,
