@@ -299,13 +299,15 @@ package final class IndexStore: Sendable {
                     try upgradeFromFormat6(db, url: url)
                 }
                 if version <= 7 {
-                    try db.execute(sql: "\(LongLists.tableSQL); UPDATE meta SET value = 8 WHERE key = 'formatVersion'")
+                    try db.execute(sql: "UPDATE meta SET value = 8 WHERE key = 'formatVersion'")
                     EngineLog.logger.notice("""
                         upgraded the index at \(url.path) from format \(version) to 8: items written from now on post \
                         their keywords under terms of their own; keyword queries here still read every tier's postings
                         """)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
+                // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
+                // here, whatever their format).
                 try db.execute(sql: LongLists.tableSQL)
                 return
             }
@@ -574,7 +576,6 @@ package final class IndexStore: Sendable {
             DROP INDEX IF EXISTS item_expires;
             \(expiresIndexSQL);
             \(RecordBlocks.tableSQL);
-            \(LongLists.tableSQL);
             UPDATE meta SET value = 7 WHERE key = 'formatVersion';
             """)
         EngineLog.logger.notice("""

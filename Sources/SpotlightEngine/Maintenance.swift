@@ -216,73 +216,61 @@ extension IndexStore {
         guard let samples else { return }
         writeDictionary.withLock { $0.trainingTried = true }
         guard let dictionary = RecordDictionary.train(samples: samples) else { return }
-        var after: Int64 = 0
         var stored = false
-        while !closed.withLock({ $0 }) {
-            let chunk = try read { db -> [(id: Int64, old: Data, new: Data)] in
-                // (Records in blocks, `length(attrs) = 0`, are compressed together with their block already.)
-                let rows = try Row.fetchAll(db, sql: "SELECT id, attrs FROM item WHERE id > ? AND length(attrs) > 0 ORDER BY id LIMIT ?",
-                                            arguments: [after, Self.recompressionChunk])
-                return try rows.map { row in
-                    let old: Data = try row.stored("attrs")
-                    let plain = try ValueCodec.decode([UInt8](old), item: try row.stored("id"), in: db)
-                    let new = Data(ValueCodec.stored(attributes: plain.attributes, custom: plain.custom, dictionary: dictionary))
-                    return (try row.stored("id"), old, new)
-                }
-            }
-            guard let last = chunk.last else { break }
-            after = last.id
-            let changed = chunk.filter { $0.new.count < $0.old.count }
-            if changed.isEmpty && stored { continue }
-            do {
-                try mapped {
-                    try writeTransaction { db in
-                        try RecordDictionary.ensureStored(dictionary, db)
-                        // Ids are never reused and an item's record never changes in place, so a row still there
-                        // with the bytes read holds the same item.
-                        let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ? AND attrs = ?")
-                        for record in changed { try update.execute(arguments: [record.new, record.id, record.old]) }
-                    }
-                }
-            } catch is RecordDictionary.Conflict {
-                return
-            }
-            stored = true
-        }
-        // Then the blocks of records (`RecordBlocks`) the same way: their records are the same, their frame new.
-        var afterBlock = Int64.min
-        while !closed.withLock({ $0 }) {
-            let chunk = try read { db -> [(id: Int64, old: Data, new: Data)] in
-                let rows = try Row.fetchAll(db, sql: "SELECT id, data FROM recordBlock WHERE id > ? ORDER BY id LIMIT ?",
-                                            arguments: [afterBlock, Self.recompressionChunk / 16])
-                return try rows.map { row in
-                    let old: Data = try row.stored("data")
-                    let frame = [UInt8](old)
-                    guard ValueCodec.dictionaryID(of: frame) != dictionary.id else { return (try row.stored("id"), old, old) }
-                    let plain = try ValueCodec.plain(frame, dictionary: { try RecordDictionary.named($0, in: db) })
-                    return (try row.stored("id"), old, Data(ValueCodec.compressed(plain, dictionary: dictionary)))
-                }
-            }
-            guard let last = chunk.last else { break }
-            afterBlock = last.id
-            let changed = chunk.filter { $0.new.count < $0.old.count }
-            if changed.isEmpty && stored { continue }
-            do {
-                try mapped {
-                    try writeTransaction { db in
-                        try RecordDictionary.ensureStored(dictionary, db)
-                        let update = try db.cachedStatement(sql: "UPDATE recordBlock SET data = ? WHERE id = ? AND data = ?")
-                        for block in changed { try update.execute(arguments: [block.new, block.id, block.old]) }
-                    }
-                }
-            } catch is RecordDictionary.Conflict {
-                return
-            }
-            stored = true
-        }
+        // Records in their rows (`length(attrs) = 0`: in a block, compressed with it), then the blocks
+        // (`RecordBlocks`): their records the same, their frame new.
+        guard try recompress(select: "SELECT id, attrs FROM item WHERE id > ? AND length(attrs) > 0 ORDER BY id LIMIT ?",
+                             update: "UPDATE item SET attrs = ? WHERE id = ? AND attrs = ?",
+                             chunk: Self.recompressionChunk, dictionary: dictionary, stored: &stored, { db, id, old in
+            let plain = try ValueCodec.decode([UInt8](old), item: id, in: db)
+            return ValueCodec.stored(attributes: plain.attributes, custom: plain.custom, dictionary: dictionary)
+        }) else { return }
+        guard try recompress(select: "SELECT id, data FROM recordBlock WHERE id > ? ORDER BY id LIMIT ?",
+                             update: "UPDATE recordBlock SET data = ? WHERE id = ? AND data = ?",
+                             chunk: Self.recompressionChunk / 16, dictionary: dictionary, stored: &stored, { db, _, old in
+            guard ValueCodec.dictionaryID(of: old) != dictionary.id else { return old }
+            let plain = try ValueCodec.plain(old, dictionary: { try RecordDictionary.named($0, in: db) })
+            return ValueCodec.compressed(plain, dictionary: dictionary)
+        }) else { return }
         if stored {
             writeDictionary.withLock { $0 = .init(looked: true, dictionary: dictionary, trainingTried: true) }
         }
+    }
+
+    /// Rewrites the rows `select` names (`id`, bytes; after an id, a `chunk` at a time) with what `recompress` makes
+    /// of their bytes, where that is smaller, one short transaction per chunk that also stores `dictionary`. Ids are
+    /// never reused and a row's bytes never change in place but for this, so a row still there with the bytes read
+    /// holds the same content (`update` checks them). False when another process stored other bytes under the
+    /// dictionary's id (`RecordDictionary.Conflict`).
+    private func recompress(select: String, update: String, chunk: Int, dictionary: RecordDictionary, stored: inout Bool,
+                            _ recompress: (Database, Int64, [UInt8]) throws -> [UInt8]) throws -> Bool {
+        var after = Int64.min
+        while !closed.withLock({ $0 }) {
+            let rows = try read { db -> [(id: Int64, old: Data, new: Data)] in
+                try Row.fetchAll(db, sql: select, arguments: [after, chunk]).map { row in
+                    let id: Int64 = try row.stored(0)
+                    let old: Data = try row.stored(1)
+                    return (id, old, Data(try recompress(db, id, [UInt8](old))))
+                }
+            }
+            guard let last = rows.last else { break }
+            after = last.id
+            let changed = rows.filter { $0.new.count < $0.old.count }
+            if changed.isEmpty && stored { continue }
+            do {
+                try mapped {
+                    try writeTransaction { db in
+                        try RecordDictionary.ensureStored(dictionary, db)
+                        let statement = try db.cachedStatement(sql: update)
+                        for row in changed { try statement.execute(arguments: [row.new, row.id, row.old]) }
+                    }
+                }
+            } catch is RecordDictionary.Conflict {
+                return false
+            }
+            stored = true
+        }
+        return true
     }
 
     /// Changes whenever an item is added, replaced or deleted (every write transaction that does so counts it).

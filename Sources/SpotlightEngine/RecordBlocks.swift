@@ -103,6 +103,11 @@ enum RecordBlocks {
         return Decoded(ids: ids, ranges: ranges, bytes: bytes)
     }
 
+    /// Decodes a block's stored frame (the store's dictionaries read from `db`).
+    static func decode(frame: [UInt8], id: Int64, in db: Database) throws -> Decoded {
+        try decode(try ValueCodec.plain(frame, dictionary: { try RecordDictionary.named($0, in: db) }), id: id)
+    }
+
     static func damaged(_ id: Int64) -> EngineError {
         EngineError(.corruptIndex, "the block of records \(id) is damaged")
     }
@@ -136,8 +141,7 @@ enum RecordBlocks {
             if let cached = cache.withLock({ $0.entries[key] }) {
                 decoded = cached
             } else {
-                let plain = try ValueCodec.plain([UInt8](data), dictionary: { try RecordDictionary.named($0, in: db) })
-                decoded = try decode(plain, id: id)
+                decoded = try decode(frame: [UInt8](data), id: id, in: db)
                 cache.withLock { cache in
                     if cache.entries.count >= cacheCapacity, !cache.order.isEmpty {
                         let evicted = cache.order.prefix(cacheCapacity / 4)
@@ -205,25 +209,22 @@ enum RecordBlocks {
     /// write stores them) and deletes the blocks: a block's dead records are bytes no one reads. Returns how many
     /// blocks it removed; at most `limit` per call (a transaction of the maintenance).
     static func compactSparse(_ db: Database, dictionary: RecordDictionary?, limit: Int = 64) throws -> Int {
-        let ids = try Int64.fetchAll(db, sql: "SELECT id FROM recordBlock WHERE dead * 2 > count ORDER BY id LIMIT ?",
-                                     arguments: [limit])
+        let blocks = try Row.fetchAll(db, sql: "SELECT id, last, data FROM recordBlock WHERE dead * 2 > count ORDER BY id LIMIT ?",
+                                      arguments: [limit])
         let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ? AND length(attrs) = 0")
-        for id in ids {
-            guard let row = try Row.fetchOne(db, sql: "SELECT last, data FROM recordBlock WHERE id = ?", arguments: [id]) else { continue }
-            let last: Int64 = try row.stored(0)
-            let data: Data = try row.stored(1)
-            let decoded = try decode(try ValueCodec.plain([UInt8](data), dictionary: { try RecordDictionary.named($0, in: db) }), id: id)
+        for row in blocks {
+            let id: Int64 = try row.stored(0)
+            let last: Int64 = try row.stored(1)
+            let data: Data = try row.stored(2)
+            let decoded = try decode(frame: [UInt8](data), id: id, in: db)
             let live = try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0",
                                           arguments: [id, last])
             for item in live {
                 guard let record = decoded.record(of: item) else { throw damaged(id) }
-                let plain = Array(record)
-                let threshold = dictionary == nil ? ValueCodec.compressionThreshold : ValueCodec.dictionaryCompressionThreshold
-                let stored = plain.count >= threshold ? ValueCodec.compressed(plain, dictionary: dictionary) : plain
-                try update.execute(arguments: [Data(stored), item])
+                try update.execute(arguments: [Data(ValueCodec.stored(plain: Array(record), dictionary: dictionary)), item])
             }
             try db.execute(sql: "DELETE FROM recordBlock WHERE id = ?", arguments: [id])
         }
-        return ids.count
+        return blocks.count
     }
 }

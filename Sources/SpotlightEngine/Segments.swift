@@ -831,18 +831,10 @@ enum LongLists {
     /// throws `.corruptIndex`.
     static func withList<T>(_ db: Database, reference: UnsafeRawBufferPointer,
                             _ body: (PostingCodec.Reader) throws -> T) throws -> T {
-        var id: UInt64 = 0
-        var shift: UInt64 = 0
-        var k = 1
-        while true {
-            guard k < reference.count, shift < 63 else { throw PostingCodec.Reader.damaged }
-            let byte = reference[k]
-            id |= UInt64(byte & 0x7F) << shift
-            k += 1
-            if byte & 0x80 == 0 { break }
-            shift += 7
+        var varint = ValueCodec.Reader(bytes: Array(reference.dropFirst()))
+        guard let id = try? varint.varint(), varint.offset == varint.bytes.count, id <= UInt64(Int64.max) else {
+            throw PostingCodec.Reader.damaged
         }
-        guard k == reference.count, id <= UInt64(Int64.max) else { throw PostingCodec.Reader.damaged }
         // A fresh statement when the cached one is in use (a reader of a long list inside another's body).
         let cached = try db.cachedStatement(sql: "SELECT data FROM postingData WHERE id = ?")
         let statement = sqlite3_stmt_busy(cached.sqliteStatement) != 0

@@ -38,7 +38,11 @@ enum ValueCodec {
     /// place a cipher for protection classes would go).
     static func stored(attributes: [String: AttributeValue], custom: [String: CustomAttribute],
                        dictionary: RecordDictionary? = nil) -> [UInt8] {
-        let plain = encode(attributes: attributes, custom: custom)
+        stored(plain: encode(attributes: attributes, custom: custom), dictionary: dictionary)
+    }
+
+    /// The bytes an item row stores for a record's plain bytes (`encode`'s).
+    static func stored(plain: [UInt8], dictionary: RecordDictionary?) -> [UInt8] {
         let threshold = dictionary == nil ? compressionThreshold : dictionaryCompressionThreshold
         guard plain.count >= threshold else { return plain }
         return compressed(plain, dictionary: dictionary)

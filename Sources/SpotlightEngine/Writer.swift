@@ -151,10 +151,8 @@ struct Writer {
         closedBlocks.removeAll()
         try RecordBlocks.write(blocks, dictionary: dictionary, db: db)
         let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ?")
-        let threshold = dictionary == nil ? ValueCodec.compressionThreshold : ValueCodec.dictionaryCompressionThreshold
         for record in alone {
-            let stored = record.plain.count >= threshold ? ValueCodec.compressed(record.plain, dictionary: dictionary) : record.plain
-            try update.execute(arguments: [Data(stored), record.id])
+            try update.execute(arguments: [Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)), record.id])
         }
     }
 

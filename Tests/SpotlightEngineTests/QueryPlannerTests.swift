@@ -289,26 +289,34 @@ final class QueryPlannerTests: XCTestCase {
         ], now: now)
         XCTAssertEqual(try store.completions(of: TextIndexer.domainTermPrefix).count, 0, "domain terms are no words")
         XCTAssertEqual(try store.completions(of: "tex").map(\.term), ["text"], "the content type's word, once")
+        // (Candidates are items with the domain's words: `text.notes` has the word `text`.)
+        try checkOwnTermLookups(flag: "domainTerms", [(#"domainIdentifier == "text""#, ["x1", "x3"], 3),
+                                                      (#"domainIdentifier == "text*""#, ["x1", "x2", "x3"], 3),
+                                                      (#"domainIdentifier == "text.notes""#, ["x2"], 1),
+                                                      (#"domainIdentifier == "misc""#, ["m1", "m2", "m3", "t1", "t2"], 5)])
+    }
+
+    /// Each query finds `expected`, by its plan and by a scan, with and without the store's own terms (`flag` in
+    /// `meta`, deleted for the second round): with them its lookup names exactly `named` candidates, without them
+    /// at least the matches.
+    func checkOwnTermLookups(flag: String, _ cases: [(text: String, expected: [String], named: Int)],
+                             file: StaticString = #filePath, line: UInt = #line) throws {
         for legacy in [false, true] {
-            if legacy { try store.pool.write { try $0.execute(sql: "DELETE FROM meta WHERE key = 'domainTerms'") } }
-            // (Candidates are items with the domain's words: `text.notes` has the word `text`.)
-            for (text, expected, named) in [(#"domainIdentifier == "text""#, ["x1", "x3"], 3),
-                                            (#"domainIdentifier == "text*""#, ["x1", "x2", "x3"], 3),
-                                            (#"domainIdentifier == "text.notes""#, ["x2"], 1),
-                                            (#"domainIdentifier == "misc""#, ["m1", "m2", "m3", "t1", "t2"], 5)] {
+            if legacy { try store.pool.write { try $0.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [flag]) } }
+            for (text, expected, named) in cases {
                 let expression = try QueryParser.parse(text)
                 let compiled = CompiledQuery(expression, now: now, calendar: calendar)
                 let plan = QueryPlanner.plan(expression, now: now, calendar: calendar)
                 XCTAssertEqual(try store.items(matching: compiled, plan: plan, options: QueryOptions(now: now)).map(\.uniqueIdentifier).sorted(),
-                               expected, "\(text), legacy \(legacy)")
+                               expected, "\(text), legacy \(legacy)", file: file, line: line)
                 XCTAssertEqual(try store.items(matching: compiled, plan: .scan, options: QueryOptions(now: now)).map(\.uniqueIdentifier).sorted(),
-                               expected, "\(text) by a scan")
-                guard case .candidates(let lookup) = plan else { return XCTFail("\(text) has no lookup") }
+                               expected, "\(text) by a scan", file: file, line: line)
+                guard case .candidates(let lookup) = plan else { return XCTFail("\(text) has no lookup", file: file, line: line) }
                 let candidates = try store.read { try lookup.candidateIDs($0) }.count
                 if legacy {
-                    XCTAssertGreaterThanOrEqual(candidates, expected.count)
+                    XCTAssertGreaterThanOrEqual(candidates, expected.count, file: file, line: line)
                 } else {
-                    XCTAssertEqual(candidates, named, "\(text): the domain's own terms name its items only")
+                    XCTAssertEqual(candidates, named, "\(text): the store's own terms name its items only", file: file, line: line)
                 }
             }
         }
@@ -338,29 +346,11 @@ final class QueryPlannerTests: XCTestCase {
         for hit in try store.search("librar", options: options) {
             XCTAssertFalse(hit.explanation.words.contains { TextIndexer.isOwnTerm($0.matchedTerm) }, "\(hit.explanation)")
         }
-        for legacy in [false, true] {
-            if legacy { try store.pool.write { try $0.execute(sql: "DELETE FROM meta WHERE key = 'keywordTerms'") } }
-            for (text, expected, named) in [(#"keywords == "li*"cwd"#, ["k1", "k3"], 2),
-                                            // (k3's `trie` is an alternate name: in the keyword tier, not a keyword.)
-                                            (#"keywords == "li*"cwd && keywords == "tr*"cwd"#, ["k1"], 2),
-                                            (#"keywords == "tree"cwd"#, ["k1"], 1),
-                                            (#"alternateNames == "tri*"cwd"#, ["k3"], 1)] {
-                let expression = try QueryParser.parse(text)
-                let compiled = CompiledQuery(expression, now: now, calendar: calendar)
-                let plan = QueryPlanner.plan(expression, now: now, calendar: calendar)
-                XCTAssertEqual(try store.items(matching: compiled, plan: plan, options: QueryOptions(now: now)).map(\.uniqueIdentifier).sorted(),
-                               expected, "\(text), legacy \(legacy)")
-                XCTAssertEqual(try store.items(matching: compiled, plan: .scan, options: QueryOptions(now: now)).map(\.uniqueIdentifier).sorted(),
-                               expected, "\(text) by a scan")
-                guard case .candidates(let lookup) = plan else { return XCTFail("\(text) has no lookup") }
-                let candidates = try store.read { try lookup.candidateIDs($0) }.count
-                if legacy {
-                    XCTAssertGreaterThanOrEqual(candidates, expected.count)
-                } else {
-                    XCTAssertEqual(candidates, named, "\(text): the keyword tier's own terms")
-                }
-            }
-        }
+        // (k3's `trie` is an alternate name: in the keyword tier, not a keyword.)
+        try checkOwnTermLookups(flag: "keywordTerms", [(#"keywords == "li*"cwd"#, ["k1", "k3"], 2),
+                                                       (#"keywords == "li*"cwd && keywords == "tr*"cwd"#, ["k1"], 2),
+                                                       (#"keywords == "tree"cwd"#, ["k1"], 1),
+                                                       (#"alternateNames == "tri*"cwd"#, ["k3"], 1)])
     }
 
     /// A filter read by one search is kept for the next keystroke only while no item changes.

@@ -25,19 +25,9 @@ final class RecordBlockTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Items shaped like a package index's (as `RecordDictionaryTests` makes them).
+    /// Items shaped like a package index's (`RecordDictionaryTests.items`).
     func items(_ range: Range<Int>, prefix: String = "pkg") -> [StoredItem] {
-        var random = SplitMix64(state: UInt64(range.lowerBound) &+ 7)
-        let words = RecordDictionaryTests.words
-        func word() -> String { words[Int(random.next() % UInt64(words.count))] }
-        return range.map { n in
-            let name = "\(word())-\(word())-\(n)"
-            let summary = (0..<(4 + Int(random.next() % 8))).map { _ in word() }.joined(separator: " ")
-            return StoredItem(uniqueIdentifier: "\(prefix):\(n)", domainIdentifier: "packages", expirationDate: later,
-                              attributes: ["title": .string(name), "contentDescription": .string("A \(summary)."),
-                                           "keywords": .array(name.split(separator: "-").map { .string(String($0)) }),
-                                           "contentModificationDate": .date(Date(timeIntervalSinceReferenceDate: Double(n) * 86_400))])
-        }
+        RecordDictionaryTests.items(range, prefix: prefix, expiring: later)
     }
 
     func blocks() throws -> [(id: Int64, last: Int64, count: Int, dead: Int)] {

@@ -27,8 +27,12 @@ final class RecordDictionaryTests: XCTestCase {
 
     /// Items shaped like a package index's: a name, a one-line summary, keywords, a date and a type.
     func items(_ range: Range<Int>, prefix: String = "pkg") -> [StoredItem] {
+        Self.items(range, prefix: prefix, expiring: later)
+    }
+
+    static func items(_ range: Range<Int>, prefix: String = "pkg", expiring later: Date) -> [StoredItem] {
         var random = SplitMix64(state: UInt64(range.lowerBound) &+ 7)
-        func word() -> String { Self.words[Int(random.next() % UInt64(Self.words.count))] }
+        func word() -> String { words[Int(random.next() % UInt64(words.count))] }
         return range.map { n in
             let name = "\(word())-\(word())-\(n)"
             let summary = (0..<(4 + Int(random.next() % 8))).map { _ in word() }.joined(separator: " ")
