@@ -84,7 +84,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
 
     private var suggestionSink: (([CSSuggestion]) -> Void)?
 
-    override func execute(deliver: ([CSSearchableItem]) -> Void) throws {
+    override func execute(deadline: UInt64? = nil, deliver: ([CSSearchableItem]) -> Bool) throws -> Bool {
         try QueryLimits.check(userQueryText: userQueryString)
         let compiledFilter = try compiledPredicate(includeQueryString: false)
         let filter = compiledFilter?.0
@@ -96,28 +96,28 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         let stores = named.map(\.store)
         var options = TextSearchOptions(limit: limit)
         // cancel() (or a consumer that stopped iterating `responses`) stops the search inside SQLite.
-        options.isCancelled = { [weak self] in self?.isCancelled ?? true }
+        options.isCancelled = Self.cancellation(of: self, deadline: deadline)
         options.boosts = boosts
         if let filter {
             options.filter = { StoredItemMatcher.matches(filter, $0) }
             if case .candidates(let lookup)? = compiledFilter?.1 { options.filterLookup = lookup }
         }
-        if isCancelled { return }
+        if isCancelled { return false }
         let hits = try indexes.search(userQueryString, options: options, in: named).map(\.hit)
         let fetch = userContext.fetchAttributes
         let ranked = userContext.enableRankedResults
         var batch: [CSSearchableItem] = []
         for (position, hit) in hits.enumerated() {
-            if isCancelled { return }
+            if isCancelled { return false }
             let item = ItemConversion.searchableItem(hit.item, fetchAttributes: fetch)
             if ranked, position < max(userContext.maxRankedResultCount, 0) { item._rank = position }
             batch.append(item)
             if batch.count == Self.batchSize {
-                deliver(batch)
+                if !deliver(batch) { return false }
                 batch.removeAll()
             }
         }
-        if !batch.isEmpty { deliver(batch) }
+        if !batch.isEmpty, !deliver(batch) { return false }
 
         let wantSuggestions = userContext.maxSuggestionCount > 0 && (foundSuggestionsHandler != nil || suggestionsWanted)
         if wantSuggestions, !isCancelled {
@@ -133,6 +133,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
             if let handler { handlerQueue.sync { handler(suggestions) } }
             sink?(suggestions)
         }
+        return !isCancelled
     }
 
     // MARK: - Engagement
@@ -236,11 +237,12 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         continuation.onTermination = { [weak self] termination in
             if case .cancelled = termination { self?.cancel() }
         }
-        DispatchQueue.global(qos: .userInitiated).async {
+        QueryProducer.start {
             do {
                 try self.execute { batch in
-                    guard items else { return }
+                    guard items else { return true }
                     for item in batch { continuation.yield(.item(Item(item: item))) }
+                    return true
                 }
                 if self.isCancelled {
                     continuation.finish(throwing: CSSearchQueryError(.cancelled, message: "the query was cancelled"))

@@ -44,6 +44,15 @@ package struct AppIndexes: Sendable {
         }
     }
 
+    /// Whether every one of the app's indexes is open in this process already and has a reader free: then a
+    /// short read may run on a thread that must not wait (opening a store can take tens of milliseconds).
+    package func canReadWithoutWaiting() -> Bool {
+        indexNames().allSatisfy { name in
+            StoreRegistry.openStore(at: StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root))?
+                .hasFreeReader == true
+        }
+    }
+
     /// A hit and the index it came from.
     package struct Hit: Sendable {
         package var indexName: String

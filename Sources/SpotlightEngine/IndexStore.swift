@@ -55,6 +55,8 @@ package final class IndexStore: Sendable {
     /// The store file.
     package let url: URL
     let pool: DatabasePool
+    /// Reads under way on this store's reader connections (at most `Configuration.maximumReaderCount`, 5).
+    private let readsUnderWay = Atomic<Int>(0)
     private let termCache = LockedBox<[String: Int64]>([:])
     // Fair writes and checkpoints (WriteScheduling.swift).
     let turnstile: WriterTurnstile
@@ -775,7 +777,16 @@ package final class IndexStore: Sendable {
 
     /// Runs `body` on a consistent snapshot of the store.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try mapped { try pool.read(body) }
+        readsUnderWay.add(1, ordering: .relaxed)
+        defer { readsUnderWay.subtract(1, ordering: .relaxed) }
+        return try mapped { try pool.read(body) }
+    }
+
+    /// Whether a read would find a reader connection free without waiting, with one to spare: a caller that must
+    /// not block (a query's first batch, read on the consumer's thread) asks first. A query's producer holds its
+    /// reader while its consumer is slow, so readers can all be taken.
+    package var hasFreeReader: Bool {
+        readsUnderWay.load(ordering: .relaxed) + 2 <= pool.configuration.maximumReaderCount
     }
 
     /// A read that stops as soon as `isCancelled` says so: the check runs before the read and, through SQLite's

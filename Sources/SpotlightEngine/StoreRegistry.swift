@@ -36,6 +36,11 @@ package enum StoreRegistry {
         }
     }
 
+    /// The store at a path if this process has it open already (nothing is opened).
+    package static func openStore(at url: URL) -> IndexStore? {
+        stores.value[url.standardizedFileURL.path].flatMap { $0.needsReopening ? nil : $0 }
+    }
+
     /// Every store of an app that exists on disk.
     package static func stores(app: String, root: URL? = nil) throws -> [IndexStore] {
         try StoreLocation.indexNames(app: app, root: root).map {

@@ -22,6 +22,9 @@ public struct StringMatcher: Sendable {
     /// The modifiers the matcher was built with.
     public let modifiers: StringModifiers
     private let mode: Mode
+    /// A one-word pattern with an ASCII literal (`lib*`, `library`) under `w` or `t`, checked against ASCII values
+    /// without building their words (``WordSplitter/asciiContainsWord(_:literal:prefix:lowercase:)``).
+    private let asciiWord: (literal: [UInt8], prefix: Bool)?
 
     private enum Mode: Sendable {
         case whole(WildcardPattern)
@@ -43,13 +46,33 @@ public struct StringMatcher: Sendable {
             let words = segments.flatMap(\.parts).map { $0.mapLiterals(fold) }
             let runs = segments.map { $0.run.mapLiterals(fold) }
             mode = modifiers.contains(.tokenized) ? .tokens(words: words, runs: runs) : .phrase(words: words, runs: runs)
+            // One word (its one run): both modes ask whether some word or run of the value matches it.
+            if words.count == 1, runs == words, let word = words.first {
+                var literal: (text: String, prefix: Bool)? = nil
+                if word.elements.count == 1, case .literal(let text) = word.elements[0] { literal = (text, false) }
+                if word.elements.count == 2, case .literal(let text) = word.elements[0], case .anyRun = word.elements[1] {
+                    literal = (text, true)
+                }
+                if let literal, !literal.text.isEmpty, literal.text.utf8.allSatisfy({ $0 < 0x80 }) {
+                    asciiWord = (Array(literal.text.utf8), literal.prefix)
+                } else {
+                    asciiWord = nil
+                }
+            } else {
+                asciiWord = nil
+            }
         } else {
             mode = .whole(pattern.pattern.mapLiterals(fold))
+            asciiWord = nil
         }
     }
 
     /// Whether a stored string value matches.
     public func matches(_ value: String) -> Bool {
+        if let asciiWord, let found = WordSplitter.asciiContainsWord(
+            value, literal: asciiWord.literal, prefix: asciiWord.prefix, lowercase: modifiers.contains(.caseInsensitive)) {
+            return found
+        }
         switch mode {
         case .whole(let pattern):
             if pattern.matchesEverything { return true }

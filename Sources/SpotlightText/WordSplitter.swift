@@ -122,3 +122,61 @@ public enum WordSplitter {
         }
     }
 }
+
+extension WordSplitter {
+    /// Whether an ASCII text has a word or a run (as ``wordsAndRuns(_:transform:)`` finds them) equal to `literal`,
+    /// or starting with it when `prefix`, after ASCII lowercasing when `lowercase`; `nil` when the text is not ASCII.
+    ///
+    /// This is the `w` comparison of a one-word pattern (`keywords == "lib*"cwdt`) without building a string per
+    /// word: the query language checks every candidate item this way.
+    ///
+    /// - Parameters:
+    ///   - s: any text.
+    ///   - literal: the pattern's word, already folded as the text's words will be.
+    ///   - prefix: `literal` is a prefix (`lib*`) rather than a whole word.
+    ///   - lowercase: fold the text's capitals (modifier `c`; for ASCII, the only fold that changes anything).
+    public static func asciiContainsWord(_ s: String, literal: [UInt8], prefix: Bool, lowercase: Bool) -> Bool? {
+        var copy = s
+        return copy.withUTF8 { bytes -> Bool? in
+            var i = 0
+            // Most values are ASCII: check while scanning, and give up at the first other byte.
+            var found = false
+            func equals(_ range: Range<Int>) -> Bool {
+                guard prefix ? range.count >= literal.count : range.count == literal.count else { return false }
+                var k = 0
+                for b in bytes[range.lowerBound..<(range.lowerBound + literal.count)] {
+                    let folded = lowercase && b &- 0x41 < 26 ? b | 0x20 : b
+                    if folded != literal[k] { return false }
+                    k += 1
+                }
+                return true
+            }
+            while i < bytes.count {
+                let b = bytes[i]
+                if b >= 0x80 { return nil }
+                guard b &- 0x61 < 26 || b &- 0x41 < 26 || b &- 0x30 < 10 else { i += 1; continue }
+                // A run of word characters; its parts end at lowercase→uppercase transitions.
+                let runStart = i
+                var partStart = i
+                var previousWasLowercase = false
+                var parts = 0
+                while i < bytes.count {
+                    let c = bytes[i]
+                    if c >= 0x80 { return nil }
+                    let lower = c &- 0x61 < 26, upper = c &- 0x41 < 26
+                    guard lower || upper || c &- 0x30 < 10 else { break }
+                    if previousWasLowercase && upper {
+                        if !found, equals(partStart..<i) { found = true }
+                        partStart = i
+                        parts += 1
+                    }
+                    previousWasLowercase = lower
+                    i += 1
+                }
+                if !found, equals(partStart..<i) { found = true }
+                if !found, parts > 0, equals(runStart..<i) { found = true }
+            }
+            return found
+        }
+    }
+}

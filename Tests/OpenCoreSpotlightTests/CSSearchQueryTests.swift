@@ -252,6 +252,30 @@ final class CSSearchQueryTests: IndexTestCase {
         try await Task.sleep(nanoseconds: 200_000_000)
         XCTAssertTrue(abandoned.isCancelled, "leaving the loop cancels the query")
     }
+
+    /// The first batch is read on the consumer's thread; the rest starts only when the consumer asks for more, and
+    /// skips what the first batch delivered.
+    func testRestOfResultsStartsWhenTheConsumerWantsMore() async throws {
+        let index = CSSearchableIndex(name: "many")
+        try await index.indexSearchableItems((0..<250).map { makeItem("item-\($0)", title: "Bulk \($0)", keywords: ["bulk"]) })
+        let query = CSSearchQuery(queryString: #"keywords == "bulk""#, queryContext: nil)
+        var iterator = query.results.makeAsyncIterator()
+        var ids: [String] = []
+        for _ in 0..<20 {
+            let result = try await iterator.next()
+            ids.append(try XCTUnwrap(result).item.uniqueIdentifier)
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertEqual(query.foundItemCount, 20, "nothing past the first batch is read before the consumer asks")
+        while let result = try await iterator.next() { ids.append(result.item.uniqueIdentifier) }
+        XCTAssertEqual(ids.count, 250)
+        XCTAssertEqual(Set(ids).count, 250, "the rest skips what the first batch delivered")
+
+        let few = CSSearchQuery(queryString: #"title == "Bulk 7*""#, queryContext: nil)
+        var found: [String] = []
+        for try await result in few.results { found.append(result.item.uniqueIdentifier) }
+        XCTAssertEqual(Set(found), Set(["item-7"] + (70..<80).map { "item-\($0)" }), "a query done within its first batch")
+    }
 }
 
 /// A value shared with handlers.

@@ -140,3 +140,57 @@ struct WordsAndRunsTests {
             == WordSplitter.runs(s).map { Array(String($0).uppercased().unicodeScalars) })
     }
 }
+
+@Suite("WordSplitter.asciiContainsWord")
+struct AsciiContainsWordTests {
+    /// What the `w` comparison of one word does without the fast path: fold every word and run, compare.
+    static func reference(_ s: String, _ literal: String, prefix: Bool, lowercase: Bool) -> Bool {
+        let fold = { (t: String) in lowercase ? t.lowercased() : t }
+        let value = WordSplitter.wordsAndRuns(s, transform: fold)
+        return (value.words + value.runs).contains { prefix ? $0.hasPrefix(literal) : $0 == literal }
+    }
+
+    @Test(arguments: [("MyWindowClass", "win", true, true), ("MyWindowClass", "window", false, true),
+                      ("MyWindowClass", "mywindowclass", false, true), ("MyWindowClass", "mywin", true, true),
+                      ("MyWindowClass", "Window", false, false), ("MyWindowClass", "window", false, false),
+                      ("role::program", "prog", true, true), ("implemented-in::c", "c", false, true),
+                      ("libfoo2", "libfoo2", false, true), ("a", "ab", true, true), ("", "a", true, true),
+                      ("HTMLParser", "parser", false, true), ("getHTTPResponse", "http", true, true)])
+    func examples(_ s: String, _ literal: String, _ prefix: Bool, _ lowercase: Bool) {
+        let fast = WordSplitter.asciiContainsWord(s, literal: Array(literal.utf8), prefix: prefix, lowercase: lowercase)
+        #expect(fast == Self.reference(s, literal, prefix: prefix, lowercase: lowercase))
+    }
+
+    @Test func nonASCIITextIsLeftToTheGeneralPath() {
+        #expect(WordSplitter.asciiContainsWord("Crème", literal: Array("cr".utf8), prefix: true, lowercase: true) == nil)
+    }
+
+    /// 20,000 random ASCII texts and words (seeded): the fast path answers as the general one does.
+    @Test func agreesWithTheGeneralPathOnRandomText() {
+        var generator = SplitMix64(seed: 20261125)
+        let alphabet = Array("aAbBzZ09 -_.:/Ab".utf8)
+        let wordAlphabet = Array("aAbBzZ09".utf8)
+        for _ in 0..<20_000 {
+            let text = String(decoding: (0..<Int(generator.next() % 14)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }, as: UTF8.self)
+            let word = String(decoding: (0..<(1 + Int(generator.next() % 4))).map { _ in wordAlphabet[Int(generator.next() % UInt64(wordAlphabet.count))] }, as: UTF8.self)
+            let lowercase = generator.next() % 2 == 0
+            let literal = lowercase ? word.lowercased() : word
+            let prefix = generator.next() % 2 == 0
+            let fast = WordSplitter.asciiContainsWord(text, literal: Array(literal.utf8), prefix: prefix, lowercase: lowercase)
+            #expect(fast == Self.reference(text, literal, prefix: prefix, lowercase: lowercase), "\(text.debugDescription) \(literal) prefix \(prefix)")
+        }
+    }
+}
+
+/// A small deterministic generator for the tests' random inputs.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
