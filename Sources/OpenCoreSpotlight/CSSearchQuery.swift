@@ -222,25 +222,26 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
     /// needs more, or finds more than its first batch, goes on in the background, skipping what it delivered.
     ///
     /// - Parameters:
+    ///   - firstBatchOnly: stop after the first batch (`CSSearchQuery`), or run the whole query (`CSUserQuery`,
+    ///     whose hits come all at once).
+    ///   - budget: nanoseconds the work here may take before the rest goes to the background (`nil`: no limit).
     ///   - yield: hands delivered items to the consumer.
     ///   - finish: ends the sequence (with an error or not).
     ///   - later: given the number of items delivered here and the start of the rest, runs that start when the
     ///     consumer wants more than those (`nil`: start it at once).
     ///   - background: runs the rest, given the identifiers already delivered; called on the producer's thread.
-    func startInline(yield: ([CSSearchableItem]) -> Void, finish: @escaping @Sendable ((any Error)?) -> Void,
+    func startInline(firstBatchOnly: Bool = true, budget: UInt64? = CSSearchQuery.inlineBudgetNanoseconds,
+                     yield: ([CSSearchableItem]) -> Void, finish: @escaping @Sendable ((any Error)?) -> Void,
                      later: ((Int, @escaping @Sendable () -> Void) -> Void)? = nil,
                      background: @escaping @Sendable (Set<String>) -> Void) {
         var delivered = Set<String>()
         if !isCancelled, appIndexes.canReadWithoutWaiting() {
-            let deadline = DispatchTime.now().uptimeNanoseconds + Self.inlineBudgetNanoseconds
+            let deadline = budget.map { DispatchTime.now().uptimeNanoseconds + $0 }
             do {
                 let complete = try execute(deadline: deadline) { items in
-                    lock.lock()
-                    _foundItemCount += items.count
-                    lock.unlock()
                     yield(items)
                     delivered.formUnion(items.lazy.map(\.uniqueIdentifier))
-                    return false
+                    return !firstBatchOnly
                 }
                 if complete || isCancelled {
                     finish(isCancelled ? CSSearchQueryError(.cancelled, message: "the query was cancelled") : nil)
@@ -249,7 +250,7 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
             } catch {
                 // Past the deadline the engine stops as if cancelled: go on in the background. Any other error
                 // (a cancellation by the app included) ends the query here.
-                if isCancelled || DispatchTime.now().uptimeNanoseconds <= deadline {
+                if isCancelled || DispatchTime.now().uptimeNanoseconds <= deadline ?? .max {
                     finish(CSSearchQueryError.from(error))
                     return
                 }
@@ -262,8 +263,9 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
 
     // MARK: - async results
 
-    /// The query's results as an asynchronous sequence. Reading this property starts the query; do not also call
-    /// `start()`. Iteration throws `CSSearchQueryError` on failure, `.cancelled` after `cancel()`.
+    /// The query's results as an asynchronous sequence. Reading this property claims the query (do not also call
+    /// `start()`); the search runs when the sequence is first asked for an item, its first batch on the asking
+    /// thread. Iteration throws `CSSearchQueryError` on failure, `.cancelled` after `cancel()`.
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchquery/results-swift.property>
     public var results: Results {
@@ -283,6 +285,9 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         // The query starts when the consumer first asks for an item: its first batch is read on that thread.
         let start = QueryStart { [self] start in
             self.startInline(yield: { items in
+                self.lock.lock()
+                self._foundItemCount += items.count
+                self.lock.unlock()
                 for item in items { continuation.yield(Results.Item(item: item)) }
             }, finish: finish, later: { count, rest in start.deferRest(rest, after: count) }, background: { shown in
                 do {

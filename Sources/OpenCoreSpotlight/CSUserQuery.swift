@@ -204,14 +204,16 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
     ///
     /// Apple: <https://developer.apple.com/documentation/corespotlight/csuserquery/responses-swift.property>
     public var responses: Responses {
-        Responses(stream: stream(items: true, suggestions: true))
+        let (stream, start) = stream(items: true, suggestions: true)
+        return Responses(stream: stream, start: start)
     }
 
     /// Only the suggestions of the query. Reading this property starts the query.
     public var suggestions: Suggestions {
-        let base = stream(items: false, suggestions: true)
+        let (base, start) = stream(items: false, suggestions: true)
         let (stream, continuation) = AsyncThrowingStream<Suggestion, any Error>.makeStream()
         Task {
+            start?.run(taken: 0)
             do {
                 for try await response in base {
                     if case .suggestion(let s) = response { continuation.yield(s) }
@@ -224,11 +226,13 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         return Suggestions(stream: stream)
     }
 
-    private func stream(items: Bool, suggestions: Bool) -> AsyncThrowingStream<Responses.Response, any Error> {
+    /// The query's responses and its start, which the consumer runs when it first asks for a response (the search
+    /// on its thread when it can: `startInline`).
+    private func stream(items: Bool, suggestions: Bool) -> (AsyncThrowingStream<Responses.Response, any Error>, QueryStart?) {
         let (stream, continuation) = AsyncThrowingStream<Responses.Response, any Error>.makeStream()
         guard markStarted() else {
             continuation.finish(throwing: CSSearchQueryError(.unknown, message: "a query can be started once"))
-            return stream
+            return (stream, nil)
         }
         lock.lock()
         suggestionsWanted = suggestions
@@ -237,39 +241,66 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         continuation.onTermination = { [weak self] termination in
             if case .cancelled = termination { self?.cancel() }
         }
-        QueryProducer.start {
-            do {
-                try self.execute { batch in
-                    guard items else { return true }
+        let finish: @Sendable ((any Error)?) -> Void = { error in
+            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+        }
+        let start = QueryStart { [self] _ in
+            let background: @Sendable (Set<String>) -> Void = { shown in
+                do {
+                    try self.execute { batch in
+                        guard items else { return true }
+                        for item in batch where !shown.contains(item.uniqueIdentifier) { continuation.yield(.item(Item(item: item))) }
+                        return true
+                    }
+                    finish(self.isCancelled ? CSSearchQueryError(.cancelled, message: "the query was cancelled") : nil)
+                } catch {
+                    finish(CSSearchQueryError.from(error))
+                }
+            }
+            // A consumer on the main thread gets the search from a producer thread, as before: a typed search
+            // can take tens of milliseconds, a frame or two. Elsewhere the whole search (its hits come all at once,
+            // best first) runs on the consumer's thread, without a time limit: a search stopped at a deadline
+            // would be run again from the start in the background, and the slowest searches would pay twice.
+            if Thread.isMainThread {
+                QueryProducer.start { background([]) }
+            } else {
+                self.startInline(firstBatchOnly: false, budget: nil, yield: { batch in
+                    guard items else { return }
                     for item in batch { continuation.yield(.item(Item(item: item))) }
-                    return true
-                }
-                if self.isCancelled {
-                    continuation.finish(throwing: CSSearchQueryError(.cancelled, message: "the query was cancelled"))
-                } else {
-                    continuation.finish()
-                }
-            } catch {
-                continuation.finish(throwing: CSSearchQueryError.from(error))
+                }, finish: finish, background: background)
             }
         }
-        return stream
+        return (stream, start)
     }
 
     /// The responses of a user query.
     public struct Responses: AsyncSequence, Sendable {
         public typealias Element = Response
+        public typealias Failure = any Error
         let stream: AsyncThrowingStream<Response, any Error>
+        let start: QueryStart?
 
         public typealias AsyncIterator = Iterator
 
-        public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+        public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), start: start) }
 
         /// The iterator of the responses.
         public struct Iterator: AsyncIteratorProtocol {
             public typealias Element = Response
+            public typealias Failure = any Error
             var base: AsyncThrowingStream<Response, any Error>.AsyncIterator
-            public mutating func next() async throws -> Response? { try await base.next() }
+            let start: QueryStart?
+
+            public mutating func next() async throws -> Response? {
+                start?.run(taken: 0)
+                return try await base.next()
+            }
+
+            /// `next()` on the caller's actor (Swift 6 `for try await`).
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Response? {
+                start?.run(taken: 0)
+                return try await base.next(isolation: actor)
+            }
         }
 
         /// An item or a suggestion.

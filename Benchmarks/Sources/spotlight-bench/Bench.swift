@@ -420,8 +420,8 @@ struct Bench {
 
         // 4. Attribute queries (CSSearchQuery, first 20 matches).
         if !options.skip.contains("attributes") {
-            let queries = (corpusInfo["attributes"] as? [String] ?? []).flatMap {
-                lines(options.queriesDirectory + "/" + $0).enumerated().filter({ $0.offset % options.sample == 0 }).map(\.element)
+            let queries = (corpusInfo["attributes"] as? [String] ?? []).flatMap { file -> [String] in
+                lines(options.queriesDirectory + "/" + file).enumerated().filter({ $0.offset % options.sample == 0 }).map(\.element)
             }
             // Untimed passes first, as the peers' harness makes them (common.py `timed_queries`).
             for _ in 0..<options.warmup { for q in queries { _ = try await attributeQuery(q) } }
@@ -437,8 +437,8 @@ struct Bench {
         if !options.skip.contains("typos") {
             var l = Latencies()
             var judged = 0, hits = 0, nonempty = 0
-            let pairs = (corpusInfo["typos"] as? [String] ?? []).flatMap {
-                lines(options.queriesDirectory + "/" + $0).enumerated().filter({ $0.offset % options.sample == 0 }).map(\.element)
+            let pairs = (corpusInfo["typos"] as? [String] ?? []).flatMap { file -> [String] in
+                lines(options.queriesDirectory + "/" + file).enumerated().filter({ $0.offset % options.sample == 0 }).map(\.element)
             }.map { $0.split(separator: "\t").map(String.init) }.filter { $0.count >= 2 }
             // Untimed passes first, as the peers' harness makes them (common.py `timed_queries`).
             for _ in 0..<options.warmup { for f in pairs { _ = try await userQuery(f[0]) } }
