@@ -765,13 +765,15 @@ package final class IndexStore: Sendable {
         }
     }
 
-    /// The item of a row with its `id`, `uid`, `domain`, `expires` and `attrs`.
+    /// The item of a row whose first columns are `id`, `uid`, `domain`, `expires` and `attrs`, in that order.
     static func storedItem(_ row: Row, in db: Database) throws -> StoredItem {
-        let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
-        let decoded = try ValueCodec.decode(bytes, item: try row.stored("id"), in: db)
+        // By position: every caller selects `id, uid, domain, expires, attrs` first (a column looked up by name is
+        // lowercased and hashed each time, for every item a query reads).
+        let bytes: [UInt8] = (try row.stored(4) as Data?).map { [UInt8]($0) } ?? []
+        let decoded = try ValueCodec.decode(bytes, item: try row.stored(0), in: db)
         return StoredItem(
-            uniqueIdentifier: try row.stored("uid"), domainIdentifier: try row.stored("domain"),
-            expirationDate: Date(timeIntervalSinceReferenceDate: try row.stored("expires")),
+            uniqueIdentifier: try row.stored(1), domainIdentifier: try row.stored(2),
+            expirationDate: Date(timeIntervalSinceReferenceDate: try row.stored(3)),
             attributes: decoded.attributes, customAttributes: decoded.custom)
     }
 

@@ -220,13 +220,15 @@ enum PostingCodec {
 
         /// The postings of the blocks that may hold one of `candidates` (sorted ascending); blocks whose range
         /// holds none are skipped without decoding. `body` still sees other items of a decoded block.
-        func forEach(near candidates: [Int64], _ body: (Int64, UInt8) throws -> Void) throws {
+        func forEach(near candidates: [Int64], tiers: UInt8 = 0xFF, _ body: (Int64, UInt8) throws -> Void) throws {
             var c = 0
             try forEachBlock { b, previous, block in
                 let low = b == 0 ? 0 : previous &+ 1
                 while c < candidates.count, candidates[c] < low { c += 1 }
                 if c == candidates.count { return false }
-                if candidates[c] <= block.lastItem { try forEach(inBlock: b, block, after: previous, body) }
+                if candidates[c] <= block.lastItem, block.tierUnion & tiers != 0 {
+                    try forEach(inBlock: b, block, after: previous, body)
+                }
                 return true
             }
         }

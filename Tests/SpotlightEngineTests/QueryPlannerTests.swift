@@ -139,8 +139,10 @@ final class QueryPlannerTests: XCTestCase {
             return try store.items(matching: CompiledQuery(expression, now: now, calendar: calendar), plan: plan,
                                    options: QueryOptions(limit: limit, now: now)).map(\.uniqueIdentifier)
         }
-        // Both ways: streamed (the parts' postings count as many), and intersected first (as few as they are).
-        for maximum in [0, 100_000] {
+        // Every way: streamed, falling back to intersecting the parts (the parts' postings count as many);
+        // streamed, falling back to streaming the widest part through the others (these count as few); and the
+        // widest part streamed through the others from the start (all parts count as few).
+        for maximum in [0, 1_500, 100_000] {
             IndexStore.intersectedFirstMaximum.store(maximum, ordering: .relaxed)
             defer { IndexStore.intersectedFirstMaximum.store(100_000, ordering: .relaxed) }
             try checkAndedParts(run: { try run($0, limit: $1) }, deltaOnly: deltaOnly, total: total, id: id)
