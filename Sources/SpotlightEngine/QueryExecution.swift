@@ -176,8 +176,8 @@ extension IndexStore {
                     // Small parts (at most `intersectedFirstMaximum` postings in all), or a streamed part that brought
                     // too few matches and other parts that are small: read all but the widest into one set, and
                     // stream the widest through it. Only the intersection's items are read, and the first batch
-                    // comes once enough of the widest part is read, not all of it
-                    // (`keywords == "li*" && keywords == "tr*"` on Debian: 46,000 postings, 1.8 → 0.7 ms).
+                    // comes once enough of the widest part is read, not all of it (`keywords == "role*" &&
+                    // keywords == "li*"` on Debian: 52,000 postings, the first 20 of 160 matches in 0.7 ms).
                     var others: ItemIDSet? = nil
                     for (index, part) in parts.enumerated() where index != widest.index {
                         let ids = try part.candidateIDs(db)
