@@ -148,7 +148,7 @@ let package = Package(
         // A child process for crash and multi-process tests.
         .executableTarget(name: "openspotlight-test-helper", dependencies: ["OpenCoreSpotlight", "SpotlightEngine"]),
 
-        .testTarget(name: "SpotlightTextTests", dependencies: ["SpotlightText"]),
+        .testTarget(name: "SpotlightTextTests", dependencies: ["SpotlightText", "SpotlightTestSupport"]),
         .testTarget(name: "SpotlightQueryLanguageTests", dependencies: ["SpotlightQueryLanguage", "SpotlightTestSupport"]),
         .testTarget(
             name: "SpotlightEngineTests",

@@ -105,7 +105,7 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         QueryProducer.start {
             let error: (any Error)?
             do {
-                try self.execute { items in
+                try self.execute { items, _ in
                     self.lock.lock()
                     self._foundItemCount += items.count
                     let handler = self._foundItemsHandler
@@ -178,21 +178,21 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         return (CompiledQuery(expression, now: now), QueryPlanner.plan(expression, now: now))
     }
 
-    /// Runs the query, handing batches of items to `deliver` until it returns false; returns whether every match
-    /// was delivered. Past `deadline` (an uptime in nanoseconds) the run stops as a cancelled one does.
-    /// Overridden by `CSUserQuery`.
+    /// Runs the query, handing batches of items to `deliver` (with the position of the store, among the app's,
+    /// they come from) until it returns false; returns whether every match was delivered. Past `deadline` (an
+    /// uptime in nanoseconds) the run stops as a cancelled one does. Overridden by `CSUserQuery`.
     @discardableResult
-    internal func execute(deadline: UInt64? = nil, deliver: ([CSSearchableItem]) -> Bool) throws -> Bool {
+    internal func execute(deadline: UInt64? = nil, deliver: ([CSSearchableItem], Int) -> Bool) throws -> Bool {
         guard let (compiled, plan) = try compiledPredicate() else { return true }
         var options = QueryOptions()
         options.isCancelled = Self.cancellation(of: self, deadline: deadline)
         let fetch = queryContext.fetchAttributes
         var complete = true
-        for store in try stores() {
+        for (position, store) in try stores().enumerated() {
             if isCancelled { return false }
             try store.forEachMatch(compiled, plan: plan, options: options, batchSize: Self.batchSize) { batch in
                 if isCancelled { complete = false; return false }
-                complete = deliver(batch.map { ItemConversion.searchableItem($0, fetchAttributes: fetch) })
+                complete = deliver(batch.map { ItemConversion.searchableItem($0, fetchAttributes: fetch) }, position)
                 return complete
             }
             if !complete { return false }
@@ -229,18 +229,18 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
     ///   - finish: ends the sequence (with an error or not).
     ///   - later: given the number of items delivered here and the start of the rest, runs that start when the
     ///     consumer wants more than those (`nil`: start it at once).
-    ///   - background: runs the rest, given the identifiers already delivered; called on the producer's thread.
+    ///   - background: runs the rest, given the items already delivered; called on the producer's thread.
     func startInline(firstBatchOnly: Bool = true, budget: UInt64? = CSSearchQuery.inlineBudgetNanoseconds,
                      yield: ([CSSearchableItem]) -> Void, finish: @escaping @Sendable ((any Error)?) -> Void,
                      later: ((Int, @escaping @Sendable () -> Void) -> Void)? = nil,
-                     background: @escaping @Sendable (Set<String>) -> Void) {
-        var delivered = Set<String>()
+                     background: @escaping @Sendable (Set<DeliveredItem>) -> Void) {
+        var delivered = Set<DeliveredItem>()
         if !isCancelled, appIndexes.canReadWithoutWaiting() {
             let deadline = budget.map { DispatchTime.now().uptimeNanoseconds + $0 }
             do {
-                let complete = try execute(deadline: deadline) { items in
+                let complete = try execute(deadline: deadline) { items, store in
                     yield(items)
-                    delivered.formUnion(items.lazy.map(\.uniqueIdentifier))
+                    delivered.formUnion(items.lazy.map { DeliveredItem(store: store, identifier: $0.uniqueIdentifier) })
                     return !firstBatchOnly
                 }
                 if complete || isCancelled {
@@ -285,17 +285,19 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         // The query starts when the consumer first asks for an item: its first batch is read on that thread.
         let start = QueryStart { [self] start in
             self.startInline(yield: { items in
+                flow.waitForRoom(for: items.count)   // never waits: the first batch is all there is yet
                 self.lock.lock()
                 self._foundItemCount += items.count
                 self.lock.unlock()
                 for item in items { continuation.yield(Results.Item(item: item)) }
             }, finish: finish, later: { count, rest in start.deferRest(rest, after: count) }, background: { shown in
                 do {
-                    try self.execute { items in
-                        let fresh = shown.isEmpty ? items : items.filter { !shown.contains($0.uniqueIdentifier) }
+                    try self.execute { items, store in
+                        let fresh = shown.isEmpty ? items
+                            : items.filter { !shown.contains(DeliveredItem(store: store, identifier: $0.uniqueIdentifier)) }
                         if fresh.isEmpty { return !self.isCancelled }
                         // Back-pressure: at most `ResultFlow.batchesAhead` batches wait for the consumer.
-                        flow.waitForRoom()
+                        flow.waitForRoom(for: fresh.count)
                         if self.isCancelled { return false }
                         self.lock.lock()
                         self._foundItemCount += fresh.count
@@ -374,6 +376,13 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
     }
 }
 
+/// An item a query delivered: its identifier in one of the app's stores (a named index is a store of its own, and
+/// two may hold the same identifier).
+struct DeliveredItem: Hashable, Sendable {
+    var store: Int
+    var identifier: String
+}
+
 /// A query's start, in two stages run by its consumer: the first batch, read on the consumer's thread when it
 /// first asks for an item; the rest, started on a producer thread only when the consumer has taken every item of
 /// the first batch and asks for more (most consumers stop at a screenful).
@@ -418,34 +427,49 @@ enum QueryProducer {
     }
 }
 
-/// Back-pressure between a query's producer (a dispatch worker, never the cooperative pool) and the consumer of
-/// its `results`: the producer waits for room before each batch; the consumer makes room each time it has taken a
-/// batch's worth of items. Ending the sequence (finished, cancelled or dropped) releases a waiting producer.
-final class ResultFlow: Sendable {
+/// Back-pressure between a query's producer (a thread of its own, never the cooperative pool) and the consumer of
+/// its `results`, counted in items: before handing over a batch, the producer waits until fewer than two full
+/// batches (200 items) wait for the consumer; each item the consumer takes makes room. Ending the sequence
+/// (finished, cancelled or dropped) releases a waiting producer.
+///
+/// Counted in batches, as it was, the room was made once per 100 items taken, while a query over several indexes
+/// hands over a short first batch and a partial last one per index: three indexes with five matches each left the
+/// producer waiting for room that 15 items could never make, and the consumer waiting for the 11th item (a hang).
+final class ResultFlow: @unchecked Sendable {
+    // @unchecked Sendable: `waiting` and `released` are only touched under `condition`'s lock.
     /// Batches the producer may have delivered and the consumer not yet taken.
     static let batchesAhead = 2
-    private let room = DispatchSemaphore(value: batchesAhead)
-    private let taken = Mutex(0)
-    private let batchSize: Int
+    private let condition = NSCondition()
+    private let limit: Int
+    private var waiting = 0
+    private var released = false
 
     init(batchSize: Int) {
-        self.batchSize = batchSize
+        self.limit = batchSize * Self.batchesAhead
     }
 
-    func waitForRoom() { room.wait() }
+    /// Waits until fewer than `batchesAhead` batches' worth of items wait for the consumer (or the sequence ended),
+    /// then counts `count` more.
+    func waitForRoom(for count: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        while !released, waiting >= limit { condition.wait() }
+        waiting += count
+    }
 
+    /// The consumer took an item.
     func consumed() {
-        let madeRoom = taken.withLock { count -> Bool in
-            count += 1
-            if count < batchSize { return false }
-            count = 0
-            return true
-        }
-        if madeRoom { room.signal() }
+        condition.lock()
+        waiting -= 1
+        if waiting < limit { condition.signal() }
+        condition.unlock()
     }
 
     /// Unblocks the producer for good (the sequence ended).
     func release() {
-        for _ in 0...Self.batchesAhead { room.signal() }
+        condition.lock()
+        released = true
+        condition.broadcast()
+        condition.unlock()
     }
 }

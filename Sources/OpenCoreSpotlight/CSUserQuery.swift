@@ -84,7 +84,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
 
     private var suggestionSink: (([CSSuggestion]) -> Void)?
 
-    override func execute(deadline: UInt64? = nil, deliver: ([CSSearchableItem]) -> Bool) throws -> Bool {
+    override func execute(deadline: UInt64? = nil, deliver: ([CSSearchableItem], Int) -> Bool) throws -> Bool {
         try QueryLimits.check(userQueryText: userQueryString)
         let compiledFilter = try compiledPredicate(includeQueryString: false)
         let filter = compiledFilter?.0
@@ -113,11 +113,11 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
             if ranked, position < max(userContext.maxRankedResultCount, 0) { item._rank = position }
             batch.append(item)
             if batch.count == Self.batchSize {
-                if !deliver(batch) { return false }
+                if !deliver(batch, 0) { return false }
                 batch.removeAll()
             }
         }
-        if !batch.isEmpty, !deliver(batch) { return false }
+        if !batch.isEmpty, !deliver(batch, 0) { return false }
 
         let wantSuggestions = userContext.maxSuggestionCount > 0 && (foundSuggestionsHandler != nil || suggestionsWanted)
         if wantSuggestions, !isCancelled {
@@ -245,11 +245,12 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
             if let error { continuation.finish(throwing: error) } else { continuation.finish() }
         }
         let start = QueryStart { [self] _ in
-            let background: @Sendable (Set<String>) -> Void = { shown in
+            // Reached only when nothing was delivered on the consumer's thread (no deadline there): every hit.
+            let background: @Sendable (Set<DeliveredItem>) -> Void = { _ in
                 do {
-                    try self.execute { batch in
+                    try self.execute { batch, _ in
                         guard items else { return true }
-                        for item in batch where !shown.contains(item.uniqueIdentifier) { continuation.yield(.item(Item(item: item))) }
+                        for item in batch { continuation.yield(.item(Item(item: item))) }
                         return true
                     }
                     finish(self.isCancelled ? CSSearchQueryError(.cancelled, message: "the query was cancelled") : nil)

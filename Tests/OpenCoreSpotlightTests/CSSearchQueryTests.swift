@@ -253,6 +253,29 @@ final class CSSearchQueryTests: IndexTestCase {
         XCTAssertTrue(abandoned.isCancelled, "leaving the loop cancels the query")
     }
 
+    /// A query over several indexes with a few matches each ends: each index hands over short batches (five indexes
+    /// hung when the room for the producer was counted in batches and made once per 100 items taken).
+    func testResultsOfSeveralSmallIndexesEnd() async throws {
+        for n in 0..<5 {
+            let index = CSSearchableIndex(name: "small-\(n)")
+            try await index.indexSearchableItems((0..<5).map { makeItem("small-\(n)-\($0)", title: "Small \($0)", keywords: ["few"]) })
+        }
+        let query = CSSearchQuery(queryString: #"keywords == "few""#, queryContext: nil)
+        var found: [String] = []
+        for try await result in query.results { found.append(result.item.uniqueIdentifier) }
+        XCTAssertEqual(found.sorted(), (0..<5).flatMap { n in (0..<5).map { "small-\(n)-\($0)" } }.sorted())
+        // The same through a producer from the start (a consumer on the main thread gets the first batch read there
+        // too; `start()` never reads on the caller's thread).
+        let handlers = CSSearchQuery(queryString: #"keywords == "few""#, queryContext: nil)
+        let count = Box(0)
+        let done = expectation(description: "completion")
+        handlers.foundItemsHandler = { items in count.mutate { $0 += items.count } }
+        handlers.completionHandler = { _ in done.fulfill() }
+        handlers.start()
+        await fulfillment(of: [done], timeout: 10)
+        XCTAssertEqual(count.value, 25)
+    }
+
     /// The first batch is read on the consumer's thread; the rest starts only when the consumer asks for more, and
     /// skips what the first batch delivered.
     func testRestOfResultsStartsWhenTheConsumerWantsMore() async throws {
@@ -271,10 +294,20 @@ final class CSSearchQueryTests: IndexTestCase {
         XCTAssertEqual(ids.count, 250)
         XCTAssertEqual(Set(ids).count, 250, "the rest skips what the first batch delivered")
 
+        // The same identifiers in another named index are other items: the rest skips what was delivered from
+        // the same index only.
+        let other = CSSearchableIndex(name: "many-too")
+        try await other.indexSearchableItems((0..<30).map { makeItem("item-\($0)", title: "Bulk \($0)", keywords: ["bulk"]) })
+        let both = CSSearchQuery(queryString: #"keywords == "bulk""#, queryContext: nil)
+        var fromBoth = 0
+        for try await _ in both.results { fromBoth += 1 }
+        XCTAssertEqual(fromBoth, 280, "250 items of one index and 30 of the other, 30 identifiers in both")
+
         let few = CSSearchQuery(queryString: #"title == "Bulk 7*""#, queryContext: nil)
         var found: [String] = []
         for try await result in few.results { found.append(result.item.uniqueIdentifier) }
-        XCTAssertEqual(Set(found), Set(["item-7"] + (70..<80).map { "item-\($0)" }), "a query done within its first batch")
+        XCTAssertEqual(found.sorted(), (["item-7", "item-7"] + (70..<80).map { "item-\($0)" }).sorted(),
+                       "a query done within its first batch (item-7 is in both indexes)")
     }
 }
 

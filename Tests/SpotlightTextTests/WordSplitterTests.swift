@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SpotlightText
+import SpotlightTestSupport
 
 /// A text and the words it must split into.
 struct SplitCase: Sendable, CustomTestStringConvertible {
@@ -167,7 +168,7 @@ struct AsciiContainsWordTests {
 
     /// 20,000 random ASCII texts and words (seeded): the fast path answers as the general one does.
     @Test func agreesWithTheGeneralPathOnRandomText() {
-        var generator = SplitMix64(seed: 20261125)
+        var generator = SplitMix64(state: 20261125)
         let alphabet = Array("aAbBzZ09 -_.:/Ab".utf8)
         let wordAlphabet = Array("aAbBzZ09".utf8)
         for _ in 0..<20_000 {
@@ -179,18 +180,5 @@ struct AsciiContainsWordTests {
             let fast = WordSplitter.asciiContainsWord(text, literal: Array(literal.utf8), prefix: prefix, lowercase: lowercase)
             #expect(fast == Self.reference(text, literal, prefix: prefix, lowercase: lowercase), "\(text.debugDescription) \(literal) prefix \(prefix)")
         }
-    }
-}
-
-/// A small deterministic generator for the tests' random inputs.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
