@@ -178,17 +178,19 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         return (CompiledQuery(expression, now: now), QueryPlanner.plan(expression, now: now))
     }
 
-    /// Runs the query, handing batches of items to `deliver` (with the position of the store, among the app's,
-    /// they come from) until it returns false; returns whether every match was delivered. Past `deadline` (an
-    /// uptime in nanoseconds) the run stops as a cancelled one does. Overridden by `CSUserQuery`.
+    /// Runs the query over `stores` (by default the app's, `stores()`), handing batches of items to `deliver`
+    /// (with the position of the store they come from) until it returns false; returns whether every match was
+    /// delivered. Past `deadline` (an uptime in nanoseconds) the run stops as a cancelled one does. Overridden by
+    /// `CSUserQuery`.
     @discardableResult
-    internal func execute(deadline: UInt64? = nil, deliver: ([CSSearchableItem], Int) -> Bool) throws -> Bool {
+    internal func execute(in stores: [(name: String, store: IndexStore)]? = nil, deadline: UInt64? = nil,
+                          deliver: ([CSSearchableItem], Int) -> Bool) throws -> Bool {
         guard let (compiled, plan) = try compiledPredicate() else { return true }
         var options = QueryOptions()
         options.isCancelled = Self.cancellation(of: self, deadline: deadline)
         let fetch = queryContext.fetchAttributes
         var complete = true
-        for (position, store) in try stores().enumerated() {
+        for (position, store) in try (stores?.map(\.store) ?? self.stores()).enumerated() {
             if isCancelled { return false }
             try store.forEachMatch(compiled, plan: plan, options: options, batchSize: Self.batchSize) { batch in
                 if isCancelled { complete = false; return false }
@@ -235,10 +237,10 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
                      later: ((Int, @escaping @Sendable () -> Void) -> Void)? = nil,
                      background: @escaping @Sendable (Set<DeliveredItem>) -> Void) {
         var delivered = Set<DeliveredItem>()
-        if !isCancelled, appIndexes.canReadWithoutWaiting() {
+        if !isCancelled, let stores = appIndexes.storesReadableWithoutWaiting() {
             let deadline = budget.map { DispatchTime.now().uptimeNanoseconds + $0 }
             do {
-                let complete = try execute(deadline: deadline) { items, store in
+                let complete = try execute(in: stores, deadline: deadline) { items, store in
                     yield(items)
                     delivered.formUnion(items.lazy.map { DeliveredItem(store: store, identifier: $0.uniqueIdentifier) })
                     return !firstBatchOnly

@@ -84,7 +84,8 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
 
     private var suggestionSink: (([CSSuggestion]) -> Void)?
 
-    override func execute(deadline: UInt64? = nil, deliver: ([CSSearchableItem], Int) -> Bool) throws -> Bool {
+    override func execute(in given: [(name: String, store: IndexStore)]? = nil, deadline: UInt64? = nil,
+                          deliver: ([CSSearchableItem], Int) -> Bool) throws -> Bool {
         try QueryLimits.check(userQueryText: userQueryString)
         let compiledFilter = try compiledPredicate(includeQueryString: false)
         let filter = compiledFilter?.0
@@ -92,7 +93,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         let boosts = (try? engagement?.boosts(for: userQueryString)) ?? [:]
         let limit = userContext.maxResultCount
         let indexes = appIndexes
-        let named = try indexes.stores()
+        let named = try given ?? indexes.stores()
         let stores = named.map(\.store)
         var options = TextSearchOptions(limit: limit)
         // cancel() (or a consumer that stopped iterating `responses`) stops the search inside SQLite.

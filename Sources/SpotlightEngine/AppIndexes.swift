@@ -44,13 +44,17 @@ package struct AppIndexes: Sendable {
         }
     }
 
-    /// Whether every one of the app's indexes is open in this process already and has a reader free: then a
-    /// short read may run on a thread that must not wait (opening a store can take tens of milliseconds).
-    package func canReadWithoutWaiting() -> Bool {
-        indexNames().allSatisfy { name in
-            StoreRegistry.openStore(at: StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root))?
-                .hasFreeReader == true
+    /// The app's own indexes, as `stores()` gives them, when every one is open in this process already and has a
+    /// reader free (else `nil`): then a short read may run on a thread that must not wait (opening a store can
+    /// take tens of milliseconds).
+    package func storesReadableWithoutWaiting() -> [(name: String, store: IndexStore)]? {
+        var open: [(name: String, store: IndexStore)] = []
+        for name in indexNames() {
+            let url = StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root)
+            guard let store = StoreRegistry.openStore(at: url), store.hasFreeReader else { return nil }
+            open.append((name, store))
         }
+        return open
     }
 
     /// A hit and the index it came from.

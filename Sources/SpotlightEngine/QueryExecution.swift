@@ -137,6 +137,11 @@ extension IndexStore {
                 return true
             }
             let fetch = try db.cachedStatement(sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+            /// `consider` for an item by id; one that is gone or expired is passed over.
+            func consider(id: Int64) throws -> Bool {
+                guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { return true }
+                return try consider(row)
+            }
             // Items already checked while streaming (below): the fallback skips them.
             var streamed = Set<Int64>()
             // An AND whose parts are read and intersected before any item is (below): its candidates are exactly
@@ -163,8 +168,7 @@ extension IndexStore {
                     try TermLookup.forEachPosting(db, word: narrowest.word, prefix: narrowest.prefix, tiers: narrowest.tiers) { id in
                         guard streamed.count < Self.streamedIntersectionBudget else { exhausted = true; return false }
                         streamed.insert(id)
-                        guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { return true }
-                        if try !consider(row) { finished = true; return false }
+                        if try !consider(id: id) { finished = true; return false }
                         return true
                     }
                     if !exhausted || finished {
@@ -184,26 +188,24 @@ extension IndexStore {
                         others = others.map { $0.intersection(ids) } ?? ids
                         if others?.isEmpty == true { break }
                     }
-                    if let others, !others.isEmpty, others.count * 256 <= widest.estimate {
+                    if let others, others.count * 256 <= widest.estimate {
                         // The others name few items beside the widest part's postings (`keywords == "grokcore*" &&
                         // keywords == "ca*"` on PyPI: 11 items, and thousands of `ca…` lists to read): check those
                         // items whole, a few microseconds each, instead of reading the widest part.
                         for id in others where !streamed.contains(id) {
-                            guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { continue }
-                            if try !consider(row) { break }
+                            if try !consider(id: id) { break }
                         }
-                    } else if let others, !others.isEmpty {
+                    } else if let others {
                         // Most postings of the widest part are not in the others: test the bitset first, and keep
                         // only the matches in a hashed set (a prefix's terms can name an item more than once).
                         var seen = streamed
-                        // When the others are few beside the widest part (`keywords == "grokcore*" &&
-                        // keywords == "ca*"`), only the widest's blocks whose range holds one of them are decoded.
+                        // When the others are few beside the widest part (16 times fewer), only the widest's blocks
+                        // whose range holds one of them are decoded.
                         let near = others.count * 16 <= widest.estimate ? Array(others) : nil
                         try TermLookup.forEachPosting(db, word: widest.word, prefix: widest.prefix, tiers: widest.tiers,
                                                       deduplicated: false, near: near) { id in
-                            guard others.contains(id), seen.insert(id).inserted,
-                                  let row = try Row.fetchOne(fetch, arguments: [id, now]) else { return true }
-                            return try consider(row)
+                            guard others.contains(id), seen.insert(id).inserted else { return true }
+                            return try consider(id: id)
                         }
                     }
                     if !stopped, !batch.isEmpty { _ = try deliver(batch) }
@@ -233,15 +235,11 @@ extension IndexStore {
             if case .tieredTerm(let word, let prefix, let tiers)? = lookup {
                 // One attribute's word or prefix (the common `keywords == "natural*"cwdt`): items are delivered as
                 // the lists are read, so the first batch comes before most of a common prefix's lists are read.
-                try TermLookup.forEachPosting(db, word: word, prefix: prefix, tiers: tiers) { id in
-                    guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { return true }
-                    return try consider(row)
-                }
+                try TermLookup.forEachPosting(db, word: word, prefix: prefix, tiers: tiers) { try consider(id: $0) }
             } else if let lookup {
                 let ids = try lookup.candidateIDs(db)
                 for id in ids where !streamed.contains(id) {
-                    guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { continue }
-                    if try !consider(row) { break }
+                    if try !consider(id: id) { break }
                 }
             } else {
                 let cursor = try Row.fetchCursor(db, sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE expires > ? ORDER BY id",
@@ -400,7 +398,9 @@ package indirect enum TermLookup: Sendable, Hashable {
         // A prefix's terms can name an item more than once. Without `deduplicated`, the caller sees it as often.
         var seen = Set<Int64>()
         func visit(_ list: PostingCodec.Reader) throws {
-            let each: (Int64, UInt8) throws -> Void = { item, mask in
+            // A local function, not a closure kept in a constant: that made every insertion into `seen` a dynamic
+            // exclusivity check.
+            func each(_ item: Int64, _ mask: UInt8) throws {
                 if mask & tiers != 0, !deduplicated || seen.insert(item).inserted, try !body(item) { throw Stop() }
             }
             // Blocks with no posting in the attribute's tiers, or (given candidates, sorted) none of the candidates

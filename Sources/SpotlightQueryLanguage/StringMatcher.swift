@@ -47,17 +47,9 @@ public struct StringMatcher: Sendable {
             let runs = segments.map { $0.run.mapLiterals(fold) }
             mode = modifiers.contains(.tokenized) ? .tokens(words: words, runs: runs) : .phrase(words: words, runs: runs)
             // One word (its one run): both modes ask whether some word or run of the value matches it.
-            if words.count == 1, runs == words, let word = words.first {
-                var literal: (text: String, prefix: Bool)? = nil
-                if word.elements.count == 1, case .literal(let text) = word.elements[0] { literal = (text, false) }
-                if word.elements.count == 2, case .literal(let text) = word.elements[0], case .anyRun = word.elements[1] {
-                    literal = (text, true)
-                }
-                if let literal, !literal.text.isEmpty, literal.text.utf8.allSatisfy({ $0 < 0x80 }) {
-                    asciiWord = (Array(literal.text.utf8), literal.prefix)
-                } else {
-                    asciiWord = nil
-                }
+            if words.count == 1, runs == words, let literal = words.first?.literalOrPrefix,
+               !literal.text.isEmpty, literal.text.utf8.allSatisfy({ $0 < 0x80 }) {
+                asciiWord = (Array(literal.text.utf8), literal.isPrefix)
             } else {
                 asciiWord = nil
             }

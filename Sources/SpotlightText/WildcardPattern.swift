@@ -111,6 +111,16 @@ public struct WildcardPattern: Sendable, Hashable, CustomStringConvertible {
         return ""
     }
 
+    /// The pattern's text when it is a literal (`library`) or a literal and a trailing `*` (`lib*`), with which of
+    /// the two it is; `nil` for any other pattern.
+    public var literalOrPrefix: (text: String, isPrefix: Bool)? {
+        switch shape {
+        case .exact(let text): return (text, false)
+        case .prefix(let text): return (text, true)
+        default: return nil
+        }
+    }
+
     /// Whether the pattern is a single `*`, which matches every string including the empty one.
     public var matchesEverything: Bool {
         elements == [.anyRun]

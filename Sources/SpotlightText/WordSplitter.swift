@@ -139,8 +139,9 @@ extension WordSplitter {
         var copy = s
         return copy.withUTF8 { bytes -> Bool? in
             var i = 0
-            // Most values are ASCII: check while scanning, and give up at the first other byte.
-            var found = false
+            // Most values are ASCII: check while scanning, and give up at the first other byte (a run it is in
+            // may split otherwise). A word or run that matched before it is one of the general splitting too, so a
+            // match is final.
             func equals(_ range: Range<Int>) -> Bool {
                 guard prefix ? range.count >= literal.count : range.count == literal.count else { return false }
                 var k = 0
@@ -166,17 +167,16 @@ extension WordSplitter {
                     let lower = c &- 0x61 < 26, upper = c &- 0x41 < 26
                     guard lower || upper || c &- 0x30 < 10 else { break }
                     if previousWasLowercase && upper {
-                        if !found, equals(partStart..<i) { found = true }
+                        if equals(partStart..<i) { return true }
                         partStart = i
                         parts += 1
                     }
                     previousWasLowercase = lower
                     i += 1
                 }
-                if !found, equals(partStart..<i) { found = true }
-                if !found, parts > 0, equals(runStart..<i) { found = true }
+                if equals(partStart..<i) || (parts > 0 && equals(runStart..<i)) { return true }
             }
-            return found
+            return false
         }
     }
 }
