@@ -35,6 +35,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     private let queue: DispatchQueue
     /// The open batch, if any.
     private let state = Mutex<Batch?>(nil)
+    /// How many changes (index, delete and batch-ending calls) are queued on `queue` or running there. The async
+    /// forms apply a small change on the caller's thread only when there are none (`applyOnCallersThread`).
+    private let changesQueued = Atomic<Int>(0)
 
     /// Whether indexing works on this machine: the index directory can be created and written.
     ///
@@ -255,7 +258,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
             return
         }
         let operations = batch?.operations ?? []
+        changesQueued.add(1, ordering: .relaxed)
         queue.async {
+            defer { self.changesQueued.subtract(1, ordering: .relaxed) }
             do {
                 try self.store().apply(operations, clientState: change)
                 self.deleteActivities(after: operations)
@@ -307,7 +312,9 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
         }
         // Deviation: the completion handler runs once the change is committed and durable, and the next query
         // sees it; Apple's runs when the change is journaled, and queries see it some time later.
+        changesQueued.add(1, ordering: .relaxed)
         queue.async {
+            defer { self.changesQueued.subtract(1, ordering: .relaxed) }
             do {
                 try self.store().apply(operations)
                 self.deleteActivities(after: operations)
@@ -317,6 +324,49 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
             }
         }
     }
+
+    /// The most operations (items or identifiers) a change may have for the async forms to apply it on the
+    /// caller's thread; larger ones go through the index's queue, so a task does not hold one of the few
+    /// threads of Swift's cooperative pool for the length of a large write.
+    static let callersThreadOperations = 64
+
+    /// Applies a change of the async forms on the caller's thread, or adds it to the open batch; returns false,
+    /// having done nothing, when it must go through the queue instead: the caller is on the main thread, the
+    /// change is large, this index has changes queued (they keep their order: those go first), or the index is a
+    /// subclass (whose overrides of the completion-handler forms the async forms call, as Apple's do).
+    ///
+    /// An awaited single write used to cross two threads, to the index's queue and back to the awaiting task,
+    /// each a hand-off that a busy machine can make wait for the scheduler's next tick (milliseconds on a 2-core
+    /// machine, the tail of single writes). `queue.sync` runs the work on this thread when the queue is idle, and
+    /// keeps the order of calls made meanwhile from other threads (they wait behind it).
+    private func applyOnCallersThread(_ operations: [IndexOperation], count: Int) throws -> Bool {
+        guard type(of: self) === CSSearchableIndex.self else { return false }
+        let buffered = state.withLock { open -> Bool in
+            guard open != nil else { return false }
+            open?.operations += operations
+            return true
+        }
+        // Accepted into the batch: the completion-handler form reports this at once too (`submit`).
+        if buffered { return true }
+        guard count <= Self.callersThreadOperations, !Self.onMainThread(),
+              changesQueued.load(ordering: .relaxed) == 0 else { return false }
+        changesQueued.add(1, ordering: .relaxed)
+        defer { changesQueued.subtract(1, ordering: .relaxed) }
+        let failure = queue.sync { () -> CSIndexError? in
+            do {
+                try self.store().apply(operations)
+                self.deleteActivities(after: operations)
+                return nil
+            } catch {
+                return self.indexError(error)
+            }
+        }
+        if let failure { throw failure }
+        return true
+    }
+
+    /// Whether this is the main thread (a function of its own: `Thread.isMainThread` is not for async contexts).
+    private static func onMainThread() -> Bool { Thread.isMainThread }
 
     /// Apple's error for a failed change: `indexingUnsupported` when indexing is not available on this machine
     /// at all (`isIndexingAvailable()` is false: the index location cannot be created or written), else the
@@ -358,14 +408,34 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
 
 extension CSSearchableIndex {
     /// Adds or updates items. See `indexSearchableItems(_:completionHandler:)`.
+    ///
+    /// A small change (up to `callersThreadOperations` items) made off the main thread, with nothing else of this
+    /// index queued, is applied on the caller's thread (the same transaction, the same durability when it returns);
+    /// inside a batch, the items join it on the caller's thread.
     public func indexSearchableItems(_ items: [CSSearchableItem]) async throws {
+        if type(of: self) === CSSearchableIndex.self {
+            let now = Date()
+            let operations: [IndexOperation]
+            do {
+                operations = try items.map { try ItemConversion.operation(for: $0, now: now) }
+            } catch {
+                throw CSIndexError.from(error)
+            }
+            if try applyOnCallersThread(operations, count: items.count) { return }
+            return try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                submit(operations, batchable: true) { error in error.map { c.resume(throwing: $0) } ?? c.resume() }
+            }
+        }
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
             indexSearchableItems(items) { error in error.map { c.resume(throwing: $0) } ?? c.resume() }
         }
     }
 
     /// Removes items by identifier. See `deleteSearchableItems(withIdentifiers:completionHandler:)`.
+    /// A small change (up to `callersThreadOperations` identifiers) is applied on the caller's thread, as in
+    /// `indexSearchableItems(_:)`.
     public func deleteSearchableItems(withIdentifiers identifiers: [String]) async throws {
+        if try applyOnCallersThread([.delete(identifiers: identifiers)], count: identifiers.count) { return }
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
             deleteSearchableItems(withIdentifiers: identifiers) { error in error.map { c.resume(throwing: $0) } ?? c.resume() }
         }

@@ -308,6 +308,7 @@ package final class IndexStore: Sendable {
                         """)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
+                try db.execute(sql: RecordBlocks.sparseIndexSQL)
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
                 // here, whatever their format).
                 try db.execute(sql: LongLists.tableSQL)

@@ -134,7 +134,7 @@ extension IndexStore {
         }
         // Blocks of records mostly deleted give their live records back to their rows (`RecordBlocks`).
         while !closed.withLock({ $0 }),
-              try read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM recordBlock WHERE dead * 2 > count") ?? 0 }) > 0 {
+              try read({ try Int.fetchOne($0, sql: "SELECT EXISTS(SELECT 1 FROM recordBlock WHERE \(RecordBlocks.sparseCondition))") ?? 0 }) > 0 {
             _ = try mapped { try writeTransaction { db in try RecordBlocks.compactSparse(db, dictionary: try RecordDictionary.current(in: db)) } }
         }
         // A store that grew by small writes (or that an earlier format filled) gets its record dictionary.

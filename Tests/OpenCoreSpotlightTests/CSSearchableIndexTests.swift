@@ -161,6 +161,64 @@ final class CSSearchableIndexTests: IndexTestCase {
         XCTAssertEqual(stored, Data("s".utf8))
     }
 
+    /// An awaited small write runs on the caller's thread when nothing of its index is queued; calls made before it
+    /// with completion handlers (still queued) are applied first, in order, and an awaited call made meanwhile from
+    /// another task never overtakes them either.
+    func testAwaitedWritesComeAfterTheCallsQueuedBeforeThem() async throws {
+        let index = CSSearchableIndex(name: "i")
+        for round in 0..<20 {
+            // A large write first, so that the next calls find the queue busy.
+            index.indexSearchableItems((0..<200).map { makeItem("bulk\($0)", title: "bulk \(round)") }, completionHandler: nil)
+            index.indexSearchableItems([makeItem("a", title: "queued \(round)")], completionHandler: nil)
+            index.deleteSearchableItems(withIdentifiers: ["b"], completionHandler: nil)
+            try await index.indexSearchableItems([makeItem("a", title: "awaited \(round)"), makeItem("b", title: "kept")])
+            let items = try IndexInspector(index).items(limit: 1000).filter { ["a", "b"].contains($0.uniqueIdentifier) }
+            XCTAssertEqual(items.map(\.uniqueIdentifier).sorted(), ["a", "b"], "round \(round)")
+            XCTAssertEqual(items.first { $0.uniqueIdentifier == "a" }?.attributeSet.title, "awaited \(round)")
+            // And the other way round: an awaited delete, then a queued write of the same item.
+            try await index.deleteSearchableItems(withIdentifiers: ["a"])
+            let done = expectation(description: "queued \(round)")
+            index.indexSearchableItems([makeItem("a", title: "after \(round)")]) { error in
+                XCTAssertNil(error)
+                done.fulfill()
+            }
+            await fulfillment(of: [done], timeout: 30)
+            XCTAssertEqual(try IndexInspector(index).items(limit: 1000).first { $0.uniqueIdentifier == "a" }?.attributeSet.title, "after \(round)")
+        }
+        // Two tasks writing the same items at once: whichever is applied last wins whole, nothing is lost.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                let items = (0..<10).map { makeItem("shared\($0)", title: "writer \(writer)") }
+                group.addTask {
+                    for item in items { try await index.indexSearchableItems([item]) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        XCTAssertEqual(try IndexInspector(index).items(limit: 1000).filter { $0.uniqueIdentifier.hasPrefix("shared") }.count, 10)
+    }
+
+    /// The async forms of a subclass go through its overrides of the completion-handler forms, as Apple's do (an
+    /// app's mock or logging index sees every call).
+    func testTheAsyncFormsOfASubclassCallItsOverrides() async throws {
+        final class CountingIndex: CSSearchableIndex, @unchecked Sendable {
+            let calls = Mutex<[String]>([])
+            override func indexSearchableItems(_ items: [CSSearchableItem], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+                calls.withLock { $0.append("index \(items.count)") }
+                super.indexSearchableItems(items, completionHandler: completionHandler)
+            }
+            override func deleteSearchableItems(withIdentifiers identifiers: [String], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+                calls.withLock { $0.append("delete \(identifiers.count)") }
+                super.deleteSearchableItems(withIdentifiers: identifiers, completionHandler: completionHandler)
+            }
+        }
+        let index = CountingIndex(indexName: "counted", protectionClass: nil)
+        try await index.indexSearchableItems([makeItem("a"), makeItem("b")])
+        try await index.deleteSearchableItems(withIdentifiers: ["a"])
+        XCTAssertEqual(index.calls.withLock { $0 }, ["index 2", "delete 1"])
+        XCTAssertEqual(try IndexInspector(index).items().map(\.uniqueIdentifier), ["b"])
+    }
+
     func testCompletionsInsideABatchComeBeforeTheBatchsOwn() {
         let index = CSSearchableIndex(name: "i")
         let order = Mutex<[String]>([])

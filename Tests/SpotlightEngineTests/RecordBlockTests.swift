@@ -127,6 +127,57 @@ final class RecordBlockTests: XCTestCase {
         try store.checkIntegrity()
     }
 
+    /// The maintenance looks for blocks more than half dead after every commit that deleted or replaced an item:
+    /// through an index, never by reading the whole table (format 7's partial index was never used: SQLite does
+    /// not use a partial index whose condition compares two columns, and each single delete read every block). A
+    /// store written with the old index gets the new one when it is opened for writing.
+    func testSparseBlocksAreFoundThroughAnIndex() throws {
+        try store.apply(items(0..<640).map { .upsert($0) })
+        let plan = { (sql: String) throws -> String in
+            try self.store.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { try $0.stored(3) as String }.joined(separator: " ")
+            }
+        }
+        let exists = "SELECT EXISTS(SELECT 1 FROM recordBlock WHERE \(RecordBlocks.sparseCondition))"
+        let listed = "SELECT id, last, data FROM recordBlock WHERE \(RecordBlocks.sparseCondition) LIMIT 64"
+        for sql in [exists, listed] {
+            let used = try plan(sql)
+            XCTAssertTrue(used.contains("USING INDEX recordBlock_dead"), used)
+        }
+        // What format 7's index looked like, put back as an older build leaves it: opening for writing replaces it.
+        let url = directory.appendingPathComponent("index.sqlite")
+        try store.writeTransaction { db in
+            try db.execute(sql: "DROP INDEX recordBlock_dead")
+            try db.execute(sql: "CREATE INDEX recordBlock_sparse ON recordBlock(id) WHERE dead * 2 > count")
+        }
+        try store.close()
+        store = try IndexStore(url: url, create: false)
+        let indexes = try store.read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recordBlock'") }
+        XCTAssertEqual(indexes, ["recordBlock_dead"])
+        // And it finds what the old condition found: more than half of the first two blocks deleted, one record of
+        // the third.
+        let three = Array(try blocks().prefix(3))
+        XCTAssertEqual(three.count, 3)
+        var doomed: [String] = []
+        for (n, block) in three.enumerated() {
+            let uids = try store.read { db in
+                try String.fetchAll(db, sql: "SELECT uid FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0 ORDER BY id",
+                                    arguments: [block.id, block.last])
+            }
+            doomed += uids.prefix(n < 2 ? block.count / 2 + 1 : 1)
+        }
+        try store.apply([.delete(identifiers: doomed)])
+        let sparse = try store.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM recordBlock WHERE \(RecordBlocks.sparseCondition) ORDER BY id")
+        }
+        let byScan = try store.read { try Int64.fetchAll($0, sql: "SELECT id FROM recordBlock WHERE dead * 2 > count ORDER BY id") }
+        XCTAssertEqual(sparse, three.prefix(2).map(\.id))
+        XCTAssertEqual(sparse, byScan)
+        try store.performMaintenance()
+        XCTAssertTrue(try store.read { try Int64.fetchAll($0, sql: "SELECT id FROM recordBlock WHERE dead * 2 > count") }.isEmpty)
+        try store.checkIntegrity()
+    }
+
     /// Items replaced or deleted in the very batch that wrote them never reach a block; a batch naming an item
     /// twice keeps its last version.
     func testItemsReplacedOrDeletedInTheirOwnBatchAreNotWritten() throws {
