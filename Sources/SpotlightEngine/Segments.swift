@@ -623,7 +623,7 @@ enum SegmentMerger {
     }
 
     static func segments(_ db: Database) throws -> [SegmentInfo] {
-        try Row.fetchAll(db, sql: "SELECT id, firstItem, lastItem, items, postings, deadItems, token FROM segment ORDER BY firstItem").map {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT id, firstItem, lastItem, items, postings, deadItems, token FROM segment ORDER BY firstItem")).map {
             SegmentInfo(id: try $0.stored(0), token: try $0.stored(6), firstItem: try $0.stored(1), lastItem: try $0.stored(2),
                         items: try $0.stored(3), postings: try $0.stored(4), deadItems: try $0.stored(5))
         }

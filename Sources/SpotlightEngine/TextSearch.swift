@@ -462,9 +462,9 @@ extension IndexStore {
 
     static func documentFrequency(_ db: Database, word: String, prefix: Bool) throws -> Int {
         if prefix {
-            return try Int.fetchOne(db, sql: "SELECT coalesce(sum(df), 0) FROM term WHERE text >= ? AND text < ?",
+            return try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(df), 0) FROM term WHERE text >= ? AND text < ?"),
                                     arguments: [word, word + "\u{10FFFF}"]) ?? 0
         }
-        return try Int.fetchOne(db, sql: "SELECT df FROM term WHERE text = ?", arguments: [word]) ?? 0
+        return try Int.fetchOne(db.cachedStatement(sql: "SELECT df FROM term WHERE text = ?"), arguments: [word]) ?? 0
     }
 }

@@ -93,9 +93,11 @@ struct Writer {
     /// Deletes expired items; returns how many.
     @discardableResult
     mutating func purgeExpired(now: Date) throws -> Int {
-        let rows = try Row.fetchAll(db, sql: """
+        // Cached statements here and below: every single write runs them, and preparing one (SQLite's parser) was
+        // 7 % of a single write.
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT id, domain, attrs, hint, lastUsed FROM item WHERE expires <= ? AND expires < \(IndexStore.neverExpires)
-            """, arguments: [now.timeIntervalSinceReferenceDate])
+            """), arguments: [now.timeIntervalSinceReferenceDate])
         for row in rows { try deleteRow(row) }
         return rows.count
     }
@@ -181,8 +183,8 @@ struct Writer {
         if let nextItem {
             id = nextItem
         } else {
-            let stored = try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextItem'") ?? 1
-            let highest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM item") ?? 0
+            let stored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextItem'")) ?? 1
+            let highest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(id), 0) FROM item")) ?? 0
             id = max(stored, highest + 1)
         }
         nextItem = id + 1
@@ -213,7 +215,7 @@ struct Writer {
         }
         prefixes.remove(item: id, terms: terms)
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
-        try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [id])
         itemsChanged = true
         // Its postings stay behind, dead, until their segment is merged.
         if let first = pendingFirst, id >= first {
