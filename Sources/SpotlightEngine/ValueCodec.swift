@@ -151,7 +151,9 @@ enum ValueCodec {
         let bytes = try plain(stored, dictionary: dictionary)
         var reader = Reader(bytes: bytes)
         let count = try reader.count(minimumBytesEach: 3)
-        var attributes: [String: AttributeValue] = [:]
+        // Sized once (the count is bounded by the bytes): growing the dictionary was a tenth of decoding a record,
+        // which every item a query returns pays.
+        var attributes: [String: AttributeValue] = Dictionary(minimumCapacity: count)
         var custom: [String: CustomAttribute] = [:]
         for _ in 0..<count {
             let kind = try reader.byte()
