@@ -135,16 +135,25 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableindex/indexsearchableitems(_:completionhandler:)>
     @preconcurrency
     open func indexSearchableItems(_ items: [CSSearchableItem], completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
-        let now = Date()
         let operations: [IndexOperation]
         do {
-            // Deviation: one invalid item fails the whole call (Apple's granularity is undocumented).
-            operations = try items.map { try ItemConversion.operation(for: $0, now: now) }
+            operations = try Self.operations(for: items)
         } catch {
-            complete(completionHandler, CSIndexError.from(error))
+            complete(completionHandler, error)
             return
         }
         submit(operations, batchable: true, completionHandler: completionHandler)
+    }
+
+    /// The engine operations of an index call, or `CSIndexError.invalidItemError` for the first invalid item.
+    private static func operations(for items: [CSSearchableItem]) throws(CSIndexError) -> [IndexOperation] {
+        let now = Date()
+        do {
+            // Deviation: one invalid item fails the whole call (Apple's granularity is undocumented).
+            return try items.map { try ItemConversion.operation(for: $0, now: now) }
+        } catch {
+            throw CSIndexError.from(error)
+        }
     }
 
     /// Removes items by identifier. Unknown identifiers are ignored.
@@ -261,13 +270,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
         changesQueued.add(1, ordering: .relaxed)
         queue.async {
             defer { self.changesQueued.subtract(1, ordering: .relaxed) }
-            do {
-                try self.store().apply(operations, clientState: change)
-                self.deleteActivities(after: operations)
-                completionHandler?(nil)
-            } catch {
-                completionHandler?(self.indexError(error))
-            }
+            completionHandler?(self.applyNow(operations, clientState: change))
         }
     }
 
@@ -298,12 +301,7 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
                         completionHandler: (@Sendable ((any Error)?) -> Void)?) {
         // Deviation: domain deletes and deleteAll made during a batch are part of the batch too (Apple's
         // batches cover index and delete-by-identifier calls).
-        let buffered = state.withLock { open -> Bool in
-            guard batchable, open != nil else { return false }
-            open?.operations += operations
-            return true
-        }
-        if buffered {
+        if batchable, addToOpenBatch(operations) {
             // Deviation: Apple does not say when a call made inside a batch completes; its sample code awaits it, so
             // it completes once accepted into the batch, and the batch's fate is endBatch's to report. On the
             // index's queue, so completions keep the order of the calls.
@@ -315,13 +313,28 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
         changesQueued.add(1, ordering: .relaxed)
         queue.async {
             defer { self.changesQueued.subtract(1, ordering: .relaxed) }
-            do {
-                try self.store().apply(operations)
-                self.deleteActivities(after: operations)
-                completionHandler?(nil)
-            } catch {
-                completionHandler?(self.indexError(error))
-            }
+            completionHandler?(self.applyNow(operations))
+        }
+    }
+
+    /// Adds operations to the open batch; false when no batch is open.
+    private func addToOpenBatch(_ operations: [IndexOperation]) -> Bool {
+        state.withLock { open -> Bool in
+            guard open != nil else { return false }
+            open?.operations += operations
+            return true
+        }
+    }
+
+    /// Commits a change (on `queue`), with the client state of a batch it ends, and deletes the activities it
+    /// took with it; returns Apple's error when it failed.
+    private func applyNow(_ operations: [IndexOperation], clientState: IndexStore.ClientStateChange = .keep) -> CSIndexError? {
+        do {
+            try store().apply(operations, clientState: clientState)
+            deleteActivities(after: operations)
+            return nil
+        } catch {
+            return indexError(error)
         }
     }
 
@@ -341,27 +354,13 @@ open class CSSearchableIndex: NSObject, @unchecked Sendable {
     /// keeps the order of calls made meanwhile from other threads (they wait behind it).
     private func applyOnCallersThread(_ operations: [IndexOperation], count: Int) throws -> Bool {
         guard type(of: self) === CSSearchableIndex.self else { return false }
-        let buffered = state.withLock { open -> Bool in
-            guard open != nil else { return false }
-            open?.operations += operations
-            return true
-        }
         // Accepted into the batch: the completion-handler form reports this at once too (`submit`).
-        if buffered { return true }
+        if addToOpenBatch(operations) { return true }
         guard count <= Self.callersThreadOperations, !Self.onMainThread(),
               changesQueued.load(ordering: .relaxed) == 0 else { return false }
         changesQueued.add(1, ordering: .relaxed)
         defer { changesQueued.subtract(1, ordering: .relaxed) }
-        let failure = queue.sync { () -> CSIndexError? in
-            do {
-                try self.store().apply(operations)
-                self.deleteActivities(after: operations)
-                return nil
-            } catch {
-                return self.indexError(error)
-            }
-        }
-        if let failure { throw failure }
+        if let failure = queue.sync(execute: { applyNow(operations) }) { throw failure }
         return true
     }
 
@@ -414,13 +413,7 @@ extension CSSearchableIndex {
     /// inside a batch, the items join it on the caller's thread.
     public func indexSearchableItems(_ items: [CSSearchableItem]) async throws {
         if type(of: self) === CSSearchableIndex.self {
-            let now = Date()
-            let operations: [IndexOperation]
-            do {
-                operations = try items.map { try ItemConversion.operation(for: $0, now: now) }
-            } catch {
-                throw CSIndexError.from(error)
-            }
+            let operations = try Self.operations(for: items)
             if try applyOnCallersThread(operations, count: items.count) { return }
             return try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
                 submit(operations, batchable: true) { error in error.map { c.resume(throwing: $0) } ?? c.resume() }
