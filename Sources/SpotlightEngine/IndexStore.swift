@@ -15,7 +15,7 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 8):
+/// Schema (format version 9):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `nextTerm`
 ///   (the next term id), `domainTerms` and `keywordTerms` (every item posts its domain and keywords under terms of
 ///   their own, `TextIndexer`), `recordDictionary`, `itemChanges`.
@@ -36,14 +36,17 @@ import Darwin
 ///   `meta.recordDictionary` names the one writes use.
 /// - `recordBlock(id, last, count, dead, data)`: the records of large writes, compressed a block at a time
 ///   (`RecordBlocks`).
+/// - `prefixPending(seq, item, removed, terms)`: the prefix-list changes small writes left for later
+///   (`PendingPrefixes`).
 package final class IndexStore: Sendable {
     /// The format this version writes and reads. Older formats are upgraded in place when a store is opened for
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
     /// signals, prefix-list keys of the earlier ranking) by `upgradeFromFormat2`, format 3 (no `initials`) by
     /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`, format 5 and 7 by their
     /// version (no domain and keyword terms of their own), format 6 (postings keyed by text) by
-    /// `upgradeFromFormat6`.
-    package static let formatVersion = 8
+    /// `upgradeFromFormat6`, format 8 by its version (no pending prefix-list changes: a format 8 reader would not
+    /// see items whose changes are pending).
+    package static let formatVersion = 9
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -89,6 +92,8 @@ package final class IndexStore: Sendable {
     /// The items of the last filter a search read, and the items' state it was read in (`itemsState`): typing
     /// repeats the same filter with every keystroke, and a wide one names tens of thousands of items.
     let filterCache = Mutex<(lookup: TermLookup, state: Int64, ids: ItemIDSet)?>(nil)
+    /// The items whose prefix-list changes are pending, and the items' state they were read in (`pendingItems`).
+    let pendingCache = Mutex<(state: Int64, items: [PendingPrefixes.PendingItem])?>(nil)
     let closed = Mutex(false)
     /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
     let walLost = Atomic<Bool>(false)
@@ -307,6 +312,14 @@ package final class IndexStore: Sendable {
                         their keywords under terms of their own; keyword queries here still read every tier's postings
                         """)
                 }
+                if version <= 8 {
+                    try db.execute(sql: PendingPrefixes.tableSQL)
+                    try db.execute(sql: "UPDATE meta SET value = 9 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 9: small writes leave their prefix-list \
+                        changes pending, for the maintenance to apply
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: RecordBlocks.sparseIndexSQL)
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
@@ -341,6 +354,7 @@ package final class IndexStore: Sendable {
                 \(RecordDictionary.tableSQL);
                 \(RecordBlocks.tableSQL);
                 \(LongLists.tableSQL);
+                \(PendingPrefixes.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);
                 INSERT INTO meta(key, value) VALUES('keywordTerms', 1);

@@ -3,8 +3,9 @@ import GRDB
 import Synchronization
 
 /// Work that keeps a store fast but changes nothing anyone can observe in results: merging segments and dropping
-/// dead postings (`SegmentMerger`), building prefix lists for long prefixes that searches found busy, and
-/// rebuilding lists whose recency went stale (`PrefixLists`).
+/// dead postings (`SegmentMerger`), applying the prefix-list changes small writes left pending (`PendingPrefixes`),
+/// building prefix lists for long prefixes that searches found busy, and rebuilding lists whose recency went stale
+/// (`PrefixLists`).
 ///
 /// It is never a side effect of a read: searches only *note* what they found (`noteForMaintenance`). It runs in
 /// the process that writes the store, on a background queue, in write transactions of its own after the commits
@@ -18,33 +19,48 @@ final class MaintenanceScheduler: Sendable {
     }
 
     let notes = Mutex(Notes())
-    private let state = Mutex<(scheduled: Bool, stopped: Bool)>((false, false))
+    /// Whether a run is waiting on the queue, one that runs when its delay is up, and whether the store closed.
+    private let state = Mutex<(scheduled: Bool, delayed: Bool, stopped: Bool)>((false, false, false))
     private let queue = DispatchQueue(label: "OpenSpotlight.Maintenance", qos: .utility)
+    /// Runs scheduled and not finished (`wait`).
+    private let runs = DispatchGroup()
 
-    /// Runs `work` on the maintenance queue (after `delay` seconds) unless a run is already waiting there.
+    /// Runs `work` on the maintenance queue (after `delay` seconds) unless a run of the same kind is already
+    /// waiting. A delayed run (the work that waits for writes to pause) never holds back one without delay (merges
+    /// do not wait).
     func schedule(after delay: TimeInterval = 0, _ work: @escaping @Sendable () -> Void) {
+        let delayed = delay > 0
         let go = state.withLock { s -> Bool in
-            if s.scheduled || s.stopped { return false }
-            s.scheduled = true
+            if s.stopped || (delayed ? s.delayed : s.scheduled) { return false }
+            if delayed { s.delayed = true } else { s.scheduled = true }
             return true
         }
         guard go else { return }
+        runs.enter()
         let run: @Sendable () -> Void = { [self] in
+            defer { runs.leave() }
             let run = state.withLock { s -> Bool in
-                s.scheduled = false
+                if delayed { s.delayed = false } else { s.scheduled = false }
                 return !s.stopped
             }
             if run { work() }
         }
-        if delay > 0 { queue.asyncAfter(deadline: .now() + delay, execute: run) } else { queue.async(execute: run) }
+        if delayed { queue.asyncAfter(deadline: .now() + delay, execute: run) } else { queue.async(execute: run) }
     }
 
-    /// Waits until the maintenance scheduled so far has run.
+    /// Waits until the maintenance scheduled so far has run, also what waits for writes to pause, and what those
+    /// runs scheduled in turn.
     func wait() {
+        runs.wait()
+    }
+
+    /// Waits for the run in progress, if any.
+    func waitForRunInProgress() {
         queue.sync {}
     }
 
-    /// Stops scheduling (the store is closing) and waits for a run in progress.
+    /// Stops scheduling (the store is closing) and waits for a run in progress (a delayed run still waiting does
+    /// nothing when its time comes).
     func stop() {
         state.withLock { $0.stopped = true }
         queue.sync {}
@@ -83,7 +99,7 @@ extension IndexStore {
     @discardableResult
     package func performMaintenance() throws -> Int {
         guard !isReadOnly else { return 0 }
-        maintenance.wait()
+        maintenance.waitForRunInProgress()
         var merges = try runMaintenance(listsWaitForPause: false)
         while !maintenance.notes.withLock({ $0.isEmpty }) {
             merges += try runMaintenance(listsWaitForPause: false)
@@ -145,6 +161,18 @@ extension IndexStore {
         }
         // A store that grew by small writes (or that an earlier format filled) gets its record dictionary.
         try compressRecordsWithDictionary()
+        // The lists' pending changes, once writes have paused (applying them reads the lists of every prefix of the
+        // items' words: it would take the write lock and the CPU from a burst of writes), or at once when many
+        // wait (searches go through all of them).
+        var listsPending = false
+        if !closed.withLock({ $0 }) {
+            let waiting = try read { try PendingPrefixes.count($0) }
+            if waiting >= PendingPrefixes.catchUpRows || (waiting > 0 && !deferLists) {
+                try catchUpPrefixLists()
+            } else {
+                listsPending = waiting > 0
+            }
+        }
         // Then at most `listsPerRun` prefix lists, the rest noted again for the next run, so that merges are never
         // held up behind many list builds.
         let wanted = notes.stalePrefixes.union(notes.hotPrefixes).sorted()
@@ -181,10 +209,34 @@ extension IndexStore {
                 }
             }
         }
-        if !closed.withLock({ $0 }), !maintenance.notes.withLock({ $0.isEmpty }) {
-            scheduleMaintenanceIfNeeded(segmentsChanged: false, after: deferLists ? Self.listPause - idle + 0.01 : 0)
+        if !closed.withLock({ $0 }), listsPending || !maintenance.notes.withLock({ $0.isEmpty }) {
+            scheduleMaintenanceIfNeeded(segmentsChanged: listsPending, after: deferLists ? Self.listPause - idle + 0.01 : 0)
         }
         return merges
+    }
+
+    /// Applies the prefix-list changes that small writes left pending (`PendingPrefixes`), in write transactions
+    /// of at most `PendingPrefixes.catchUpSlice` each (a few rows at a time, until the time is up), so that a write
+    /// that comes meanwhile waits for one slice, not for all of them.
+    func catchUpPrefixLists() throws {
+        while !closed.withLock({ $0 }) {
+            let more = try mapped {
+                try writeTransaction { db -> Bool in
+                    let started = DispatchTime.now().uptimeNanoseconds
+                    let hot = try PrefixLists.hotPrefixes(db)
+                    let now = Date()
+                    repeat {
+                        guard try PendingPrefixes.count(db) > 0 else { return false }
+                        var changes = PrefixLists.Changes()
+                        changes.hot = hot
+                        let asOf = try PendingPrefixes.drain(into: &changes, db: db, now: now, limit: PendingPrefixes.catchUpChunk)
+                        try PrefixLists.apply(changes, db: db, now: asOf)
+                    } while Double(DispatchTime.now().uptimeNanoseconds - started) < PendingPrefixes.catchUpSlice * 1e9
+                    return true
+                }
+            }
+            guard more else { return }
+        }
     }
 
     /// Records compressed again per write transaction of `compressRecordsWithDictionary`.

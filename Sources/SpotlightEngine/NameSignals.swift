@@ -45,12 +45,24 @@ struct NameSignals: Sendable, Hashable {
 
     /// FNV-1a over the UTF-8 bytes; never 0 (0 stands for "none").
     static func hash(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = hashSeed
         for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
+            hash = hashStep(hash, byte)
         }
-        return hash == 0 ? 1 : hash
+        return finished(hash)
+    }
+
+    /// The hash of no bytes yet; `hashStep` adds one, `finished` gives the hash of those so far.
+    static let hashSeed: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    static func hashStep(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+        (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    }
+
+    @inline(__always)
+    static func finished(_ hash: UInt64) -> UInt64 {
+        hash == 0 ? 1 : hash
     }
 
     /// The typed text's key: its words joined.

@@ -143,7 +143,7 @@ enum PrefixLists {
         var isEmpty: Bool { added.isEmpty && removed.isEmpty && addedLong.isEmpty && removedLong.isEmpty }
 
         /// Long prefixes that have lists (read once per transaction).
-        var hot: Set<String> = []
+        var hot: HotPrefixes = []
 
         mutating func add(item: Int64, uid: String, terms: [String: UInt8], name: NameSignals, hintPoints: Double) {
             add(item: item, uid: uid, points: PrefixLists.bestPoints(terms, hot: hot, name: name), hintPoints: hintPoints)
@@ -234,7 +234,7 @@ enum PrefixLists {
     }
 
     /// The best points per prefix (word points, plus the name parts: `namePoints`).
-    static func bestPoints(_ terms: [String: UInt8], hot: Set<String> = [], name: NameSignals = .none) -> PrefixPoints {
+    static func bestPoints(_ terms: [String: UInt8], hot: HotPrefixes = [], name: NameSignals = .none) -> PrefixPoints {
         var result = PrefixPoints()
         result.short.reserveCapacity(terms.count * 2)
         for (term, tiers) in terms {
@@ -257,27 +257,53 @@ enum PrefixLists {
                 let key = shortKey(scalars)
                 if points > result.short[key] ?? -1 { result.short[key] = points }
             }
-            guard !hot.isEmpty, next != nil else { continue }
-            // Longer prefixes, only those with lists.
-            let all = Array(term.unicodeScalars)
-            for end in (eagerPrefixLength + 1)...min(all.count, maxPrefixLength) {
-                let key = String(String.UnicodeScalarView(all[..<end]))
-                guard hot.contains(key) else { continue }
-                let points = weight * Ranking.kindFactor(end == all.count ? .exact : .prefix)
+            guard !hot.isEmpty, next != nil, hot.heads.contains(shortKey(scalars)) else { continue }
+            // Longer prefixes, only those with lists: each prefix's hash (`NameSignals.hash`, over its UTF-8 bytes)
+            // is looked up first, and only a known one is made text.
+            let utf8 = term.utf8
+            var hash = NameSignals.hashSeed
+            var whole = 0
+            var bytes = 0
+            func check(exact: Bool) {
+                guard whole > eagerPrefixLength, hot.hashes.contains(NameSignals.finished(hash)) else { return }
+                let key = String(decoding: utf8.prefix(bytes), as: UTF8.self)
+                guard hot.contains(key) else { return }
+                let points = weight * Ranking.kindFactor(exact ? .exact : .prefix)
                 if points > result.long[key] ?? -1 { result.long[key] = points }
             }
+            var ended = true
+            for byte in utf8 {
+                // A byte that starts a scalar: the bytes before it are `whole` scalars.
+                if byte & 0xC0 != 0x80 {
+                    check(exact: false)
+                    whole += 1
+                    if whole > maxPrefixLength {
+                        ended = false
+                        break
+                    }
+                }
+                hash = NameSignals.hashStep(hash, byte)
+                bytes += 1
+            }
+            if ended { check(exact: true) }
         }
         guard name.words > 0 else { return result }
         // The name's key as a short key, when it is short enough to be one; the first word's short prefixes.
         var nameKey: UInt64? = nil
         if let text = name.keyText, text.unicodeScalars.count <= eagerPrefixLength { nameKey = shortKeys(text).last }
         let firstKeys = shortKeys(name.first)
+        // Signals read back from an item's row have no key text, only its hash (`PendingPrefixes`): a prefix is
+        // then the name when it hashes to it (a collision only raises a key, which stays an upper bound).
+        let nameFloor = Ranking.tierWeights[0] * Ranking.kindFactor(.prefix) - 1e-9
         for (key, points) in result.short {
-            let extra = namePoints(points, name: name, isName: key == nameKey, startsName: firstKeys.contains(key))
+            let isName = name.keyText != nil ? key == nameKey
+                : points >= nameFloor && NameSignals.hash(shortPrefix(key)) == name.key
+            let extra = namePoints(points, name: name, isName: isName, startsName: firstKeys.contains(key))
             if extra > 0 { result.short[key] = points + extra }
         }
         for (key, points) in result.long {
-            let extra = namePoints(points, name: name, isName: key == name.keyText,
+            let isName = name.keyText.map { key == $0 } ?? (NameSignals.hash(key) == name.key)
+            let extra = namePoints(points, name: name, isName: isName,
                                    startsName: name.first.unicodeScalars.starts(with: key.unicodeScalars))
             if extra > 0 { result.long[key] = points + extra }
         }
@@ -287,8 +313,34 @@ enum PrefixLists {
     /// The long prefixes that have lists.
     /// Every write transaction reads them, so they have their own small index (`longPrefixIndexSQL`) instead of a
     /// scan of every list (tens of megabytes at a million items).
-    static func hotPrefixes(_ db: Database) throws -> Set<String> {
-        Set(try String.fetchAll(db.cachedStatement(sql: "SELECT prefix FROM prefixTop WHERE length(prefix) > \(eagerPrefixLength)")))
+    static func hotPrefixes(_ db: Database) throws -> HotPrefixes {
+        HotPrefixes(Set(try String.fetchAll(db.cachedStatement(sql: "SELECT prefix FROM prefixTop WHERE length(prefix) > \(eagerPrefixLength)"))))
+    }
+
+    /// The long prefixes that have lists, and the short keys of their first three scalars: an item's term is
+    /// checked against them only when it starts as one of them does (most terms start as none; building every
+    /// term's longer prefixes as text to look them up was 40 % of applying the lists' changes).
+    struct HotPrefixes: Sendable, Equatable, ExpressibleByArrayLiteral {
+        private(set) var texts: Set<String> = []
+        private(set) var heads: Set<UInt64> = []
+        /// `NameSignals.hash` of each.
+        private(set) var hashes: Set<UInt64> = []
+
+        init(_ texts: Set<String>) {
+            self.texts = texts
+            heads = Set(texts.compactMap { $0.unicodeScalars.count > eagerPrefixLength ? shortKeys($0).last : nil })
+            hashes = Set(texts.map(NameSignals.hash))
+        }
+
+        init(arrayLiteral elements: String...) {
+            self.init(Set(elements))
+        }
+
+        var isEmpty: Bool { texts.isEmpty }
+
+        func contains(_ prefix: String) -> Bool { texts.contains(prefix) }
+
+        static func == (a: Self, b: Self) -> Bool { a.texts == b.texts }
     }
 
     /// A partial index of the long prefixes' names; the query above must repeat its condition literally for SQLite
@@ -348,8 +400,12 @@ enum PrefixLists {
             // only takes items that beat its last entry.
             let threshold = complete ? nil : entries.last
             if let added = change.added {
+                // (An item of a pending write can be in a list already: a list built or refilled since it was
+                // written read it from the postings.)
+                let present = entries.isEmpty ? [] : Set(entries.lazy.map(\.item))
                 for entry in added.entries {
                     if let threshold, !Entry.precedes(entry, threshold) { continue }
+                    if present.contains(entry.item) { continue }
                     entries.append(entry)
                 }
                 // Items left out of the transaction's best: only entries above all of them may stay.

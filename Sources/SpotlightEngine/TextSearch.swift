@@ -214,7 +214,7 @@ extension IndexStore {
             if listMayAnswer, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
                let hits = try Self.searchShortPrefix(db, words[0], options: options, accepted: filterIDs ?? accepted,
-                                                     staleList: &staleList) {
+                                                     pending: pendingItems(db), staleList: &staleList) {
                 return hits
             }
             if staleList { hotPrefix = words[0] }
@@ -330,12 +330,25 @@ extension IndexStore {
         return ids
     }
 
+    /// The items of small writes whose prefix-list changes are pending (`PendingPrefixes`), read once per items'
+    /// state (`itemsState`). Applying the changes changes no item, so a cached read may still hold items the lists
+    /// have taken since: they are scored once more, which changes nothing.
+    func pendingItems(_ db: Database) throws -> [PendingPrefixes.PendingItem] {
+        let state = try Self.itemsState(db)
+        if let cached = pendingCache.withLock({ $0 }), cached.state == state { return cached.items }
+        let items = try PendingPrefixes.items(db)
+        pendingCache.withLock { $0 = (state, items) }
+        return items
+    }
+
     /// One short word typed alone: rank the candidates of its prefix list (`PrefixLists`) exactly. Returns nil
     /// when there is no list, or when a filter left too few hits from a truncated list (the caller then ranks
     /// every match).
     /// `accepted`: the items the filter's lookup names, when it was read (the others are rejected unread).
+    /// `pending`: the items whose list changes are pending (`pendingItems`): those whose words start with `word`
+    /// join the list's entries under the key the list would give them.
     static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions, accepted: ItemIDSet? = nil,
-                                  staleList: inout Bool) throws -> [SearchHit]?
+                                  pending: [PendingPrefixes.PendingItem] = [], staleList: inout Bool) throws -> [SearchHit]?
     {
         guard let list = try PrefixLists.list(word, db: db) else { return nil }
         // A list holds prefix matches only. A word with fewer than `expansionThreshold` postings is also matched
@@ -394,10 +407,29 @@ extension IndexStore {
             return kth.score > entry.key + tolerance
                 || (kth.score >= entry.key - tolerance && kth.item.uniqueIdentifier < entry.uid)
         }
+        var entries = list.entries
+        if !pending.isEmpty {
+            let bytes = Array(word.utf8)
+            let hash = NameSignals.hash(word)
+            for item in pending {
+                if let key = item.key(for: bytes, prefixText: word, prefixHash: hash, now: options.now) {
+                    entries.append(PrefixLists.Entry(item: item.item, key: key, uid: item.uid))
+                }
+            }
+            if entries.count > list.entries.count { entries.sort(by: PrefixLists.Entry.precedes) }
+        }
+        // Whether the items after `entry` and outside the list all score at most its key: always for a complete
+        // list; for an incomplete one, while `entry` is not below the list's last entry (which bounds the items
+        // outside it), as a pending item's entry may be.
+        func bounds(_ entry: PrefixLists.Entry) -> Bool {
+            guard !list.complete else { return true }
+            guard let last = list.entries.last else { return false }
+            return !PrefixLists.Entry.precedes(last, entry)
+        }
         // Entries in key order: stop as soon as the rest cannot enter the top k.
         var exhausted = true
-        for entry in list.entries {
-            if settled(before: entry) {
+        for entry in entries {
+            if bounds(entry), settled(before: entry) {
                 exhausted = false
                 break
             }

@@ -8,8 +8,9 @@ import Synchronization
 /// New items get new ids (`meta.nextItem`, increasing, never reused; an update is a delete and an insert), and
 /// their postings are gathered in memory and written at the end of the transaction as one new segment
 /// (`SegmentMerger.writeSegment`), or several for a batch too large to hold (`SegmentMerger.flushThreshold`).
-/// A deleted item's postings stay in their segment, dead, until a merge drops them. Document frequencies and the
-/// prefix lists (`PrefixLists`) are updated once per transaction.
+/// A deleted item's postings stay in their segment, dead, until a merge drops them. Document frequencies are updated
+/// once per transaction, and so are the prefix lists (`PrefixLists`) by a larger write; a small one leaves its
+/// items' list changes pending (`PendingPrefixes`).
 struct Writer {
     let db: Database
     let store: IndexStore
@@ -27,6 +28,13 @@ struct Writer {
     private var pendingDead = 0
     private var nextItem: Int64? = nil
     private var prefixes = PrefixLists.Changes()
+    /// Whether this transaction updates the prefix lists itself (`prefixes`, with `prefixes.hot` read), rather than
+    /// leaving its changes pending (`pendingChanges`): from its first prepared upsert, or once it changes more than
+    /// `PendingPrefixes.smallWrite` items' lists.
+    private var updatesLists = false
+    /// Whether this transaction has prepared upserts (a large write: it also applies the pending list changes).
+    private var isLarge = false
+    private var pendingChanges: [PendingPrefixes.Change] = []
     /// Whether this transaction wrote a segment or deleted items (the merge policy may have work).
     private(set) var changedSegments = false
     /// Whether an item row was inserted or deleted.
@@ -47,7 +55,35 @@ struct Writer {
         self.dictionary = dictionary
         self.newTerms = newTerms
         self.now = now
-        self.prefixes.hot = (try? PrefixLists.hotPrefixes(db)) ?? []
+    }
+
+    /// From now on the transaction updates the lists itself, with the changes it had kept for pending so far.
+    private mutating func updateListsFromNowOn() throws {
+        guard !updatesLists else { return }
+        updatesLists = true
+        prefixes.hot = try PrefixLists.hotPrefixes(db)
+        for change in pendingChanges {
+            if change.removed {
+                prefixes.remove(item: change.item, terms: change.terms)
+            } else if let added = change.added {
+                prefixes.add(item: change.item, uid: added.uid, terms: change.terms, name: added.name, hintPoints: added.hintPoints)
+            }
+        }
+        pendingChanges.removeAll()
+    }
+
+    /// Notes an item's list change: into `prefixes`, or kept for `PendingPrefixes`.
+    private mutating func noteListChange(_ change: PendingPrefixes.Change) throws {
+        if updatesLists {
+            if change.removed {
+                prefixes.remove(item: change.item, terms: change.terms)
+            } else if let added = change.added {
+                prefixes.add(item: change.item, uid: added.uid, terms: change.terms, name: added.name, hintPoints: added.hintPoints)
+            }
+            return
+        }
+        pendingChanges.append(change)
+        if pendingChanges.count > PendingPrefixes.smallWrite { try updateListsFromNowOn() }
     }
 
     mutating func apply(_ operation: IndexOperation, prepared: PreparedUpsert? = nil) throws {
@@ -77,11 +113,13 @@ struct Writer {
             pendingFirst = nil
             pendingItems = 0
             pendingDead = 0
+            // (No list is left, so no long prefix has one.)
             prefixes = PrefixLists.Changes()
+            pendingChanges.removeAll()
             dfDelta.removeAll()
             try db.execute(sql: """
                 DELETE FROM postings; DELETE FROM segment; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
-                DELETE FROM recordBlock; DELETE FROM postingData;
+                DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM prefixPending;
                 UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)
@@ -111,10 +149,25 @@ struct Writer {
             try update.execute(arguments: [delta, term])
         }
         dfDelta.removeAll()
-        try PrefixLists.apply(prefixes, db: db, now: now)
-        let hot = prefixes.hot
-        prefixes = PrefixLists.Changes()
-        prefixes.hot = hot
+        if !updatesLists, !pendingChanges.isEmpty,
+           try PendingPrefixes.count(db) + pendingChanges.count > PendingPrefixes.limit {
+            try updateListsFromNowOn()
+        }
+        if updatesLists {
+            var asOf = now
+            if isLarge {
+                // With every change still pending, which are older than this transaction's (an item it deleted that
+                // came in a pending write is not added: its row is gone).
+                asOf = try PendingPrefixes.drain(into: &prefixes, db: db, now: now)
+            }
+            try PrefixLists.apply(prefixes, db: db, now: asOf)
+            let hot = prefixes.hot
+            prefixes = PrefixLists.Changes()
+            prefixes.hot = hot
+        } else {
+            try PendingPrefixes.record(pendingChanges, now: now, db: db)
+            pendingChanges.removeAll()
+        }
         if let nextItem {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextItem', ?)").execute(arguments: [nextItem])
         }
@@ -213,7 +266,7 @@ struct Writer {
         for text in terms.keys {
             dfDelta[text, default: 0] -= 1
         }
-        prefixes.remove(item: id, terms: terms)
+        try noteListChange(.init(item: id, removed: true, terms: terms))
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
         try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [id])
         itemsChanged = true
@@ -288,10 +341,18 @@ struct Writer {
             dfDelta[text, default: 0] += 1
         }
         let hintPoints = Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
-        if let prepared, prepared.hot == prefixes.hot {
-            prefixes.add(item: id, uid: item.uniqueIdentifier, points: prepared.prefixPoints, hintPoints: hintPoints)
+        if let prepared {
+            // (A prepared upsert is part of a large write: it updates the lists.)
+            isLarge = true
+            try updateListsFromNowOn()
+            if prepared.hot == prefixes.hot {
+                prefixes.add(item: id, uid: item.uniqueIdentifier, points: prepared.prefixPoints, hintPoints: hintPoints)
+            } else {
+                prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms, name: name, hintPoints: hintPoints)
+            }
         } else {
-            prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms, name: name, hintPoints: hintPoints)
+            try noteListChange(.init(item: id, removed: false, terms: newTerms,
+                                     added: (uid: item.uniqueIdentifier, name: name, hintPoints: hintPoints)))
         }
         let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
         for entry in prepared?.values ?? AttributeValueIndex.values(attributes: attributes, custom: custom) {
@@ -349,7 +410,7 @@ struct PreparedUpsert: Sendable {
     /// The item's best word points per prefix for the long prefixes that had lists when it was prepared
     /// (`hot`); used only if the transaction finds the same set.
     var prefixPoints: PrefixLists.PrefixPoints
-    var hot: Set<String>
+    var hot: PrefixLists.HotPrefixes
 
     /// Below this many replacing upserts a batch is prepared inside the transaction, as before.
     static let parallelThreshold = 64
@@ -365,7 +426,7 @@ struct PreparedUpsert: Sendable {
         private let done = DispatchSemaphore(value: 0)
         private let prepared = Mutex<[Int: PreparedUpsert]>([:])
 
-        init(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>, dictionary: RecordDictionary?) {
+        init(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes, dictionary: RecordDictionary?) {
             DispatchQueue.global(qos: .userInitiated).async { [self] in
                 let result = PreparedUpsert.prepare(operations, in: range, hot: hot, dictionary: dictionary)
                 prepared.withLock { $0 = result }
@@ -381,7 +442,7 @@ struct PreparedUpsert: Sendable {
         }
     }
 
-    static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: Set<String>,
+    static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes,
                         dictionary: RecordDictionary?) -> [Int: PreparedUpsert] {
         let positions = range.filter {
             if case .upsert(_, false, _, _) = operations[$0] { return true }

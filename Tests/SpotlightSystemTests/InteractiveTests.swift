@@ -20,9 +20,17 @@ final class InteractiveTests: SystemTestCase {
         // The typed letters are bold and underlined where they matched.
         XCTAssertTrue(terminal.waitFor("\u{1B}[1;4mMarc\u{1B}[22;24mus Chen — Software Engineer"), terminal.screen)
         terminal.type("\u{7F}\u{7F}\u{7F}\u{7F}engineering")  // backspaces, then a new query: redrawn each time
-        XCTAssertTrue(terminal.waitFor("Sofia Alvarez"), terminal.screen)
-        terminal.type("\u{1B}[B")  // ↓ to the second result
-        usleep(100_000)
+        // The frame of the last letter (each letter draws one, and those of "en"… list Sofia Alvarez too): its
+        // prompt line, and the cursor put back after the query, which ends a frame.
+        let endOfFrame = "\u{1B}[2;\(3 + "engineering".count)H"
+        XCTAssertTrue(terminal.waitFor("› engineering\u{1B}[K"), terminal.screen)
+        XCTAssertTrue(terminal.waitFor(endOfFrame), terminal.screen)
+        XCTAssertTrue(terminal.screen.components(separatedBy: "› engineering\u{1B}[K").last?.contains("Sofia Alvarez") ?? false,
+                      terminal.screen)
+        let drawn = terminal.screen.utf8.count
+        terminal.type("\u{1B}[B")  // ↓ to the second result: one more frame
+        let deadline = Date().addingTimeInterval(20)
+        while !String(terminal.screen.utf8.dropFirst(drawn))!.contains(endOfFrame), Date() < deadline { usleep(20_000) }
         let before = terminal.screen
         terminal.type("\r")
         XCTAssertTrue(terminal.waitFor("@example.com ·"), terminal.screen)
