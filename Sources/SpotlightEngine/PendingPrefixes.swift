@@ -86,7 +86,7 @@ enum PendingPrefixes {
         try IndexStore.forEachRawRow(db, rows, [limit]) { h in
             last = try RawColumn.integer(h, 9)
             let item = try RawColumn.integer(h, 0)
-            let terms = decodeTerms(try blob(h, 2))
+            let terms = decodeTerms(try RawColumn.bytes(h, 2))
             if try RawColumn.integer(h, 1) != 0 {
                 changes.remove(item: item, terms: terms)
                 return
@@ -154,7 +154,7 @@ enum PendingPrefixes {
         try IndexStore.forEachRawRow(db, rows, []) { h in
             var bytes: [UInt8] = []
             var ends: [(end: Int32, tier: UInt8)] = []
-            forEachTerm(try blob(h, 1)) { term, tier in
+            forEachTerm(try RawColumn.bytes(h, 1)) { term, tier in
                 bytes.append(contentsOf: term)
                 ends.append((Int32(bytes.count), tier))
             }
@@ -164,14 +164,6 @@ enum PendingPrefixes {
                                      hint: try RawColumn.real(h, 3), lastUsed: try RawColumn.real(h, 4), bytes: bytes, ends: ends))
         }
         return items
-    }
-
-    private static func blob(_ h: OpaquePointer, _ column: Int32) throws -> UnsafeRawBufferPointer {
-        guard sqlite3_column_type(h, column) == SQLITE_BLOB || sqlite3_column_type(h, column) == SQLITE_NULL else {
-            throw EngineError(.corruptIndex, "a damaged value in column terms of prefixPending")
-        }
-        let count = Int(sqlite3_column_bytes(h, column))
-        return UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(h, column) : nil, count: count)
     }
 
     /// The terms that make prefix-list entries (free-text terms, not the index's own), each as its best tier (one

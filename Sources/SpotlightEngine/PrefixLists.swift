@@ -627,6 +627,19 @@ enum RawColumn {
         }
     }
 
+    /// A blob's bytes (none for NULL or an empty blob), valid until the statement steps.
+    static func bytes(_ handle: OpaquePointer, _ column: Int32) throws -> UnsafeRawBufferPointer {
+        let type = sqlite3_column_type(handle, column)
+        guard type == SQLITE_BLOB || type == SQLITE_NULL else { throw damaged(handle, column) }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(handle, column) : nil, count: count)
+    }
+
+    /// Text or NULL.
+    static func optionalText(_ handle: OpaquePointer, _ column: Int32) throws -> String? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : try text(handle, column)
+    }
+
     static func text(_ handle: OpaquePointer, _ column: Int32) throws -> String {
         guard sqlite3_column_type(handle, column) == SQLITE_TEXT else { throw damaged(handle, column) }
         return String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(handle, column),

@@ -106,17 +106,22 @@ extension IndexStore {
     /// against 600,000 in every tier). (Tests lower it to exercise streaming.)
     static let intersectedFirstMaximum = Atomic<Int>(100_000)
 
+    ///
+    /// Returns whether every match was delivered (or `options.limit` of them): false when `deliver` stopped it
+    /// before the end. A caller that wanted only a first batch learns so whether there is more to come: the last
+    /// batch of a store read to its end is not followed by a second run over it.
+    @discardableResult
     package func forEachMatch(_ query: CompiledQuery, plan: QueryPlan, options: QueryOptions = QueryOptions(),
                              batchSize: Int = 100, firstBatchSize: Int = 20,
-                             deliver: ([StoredItem]) throws -> Bool) throws {
+                             deliver: ([StoredItem]) throws -> Bool) throws -> Bool {
         let now = options.now.timeIntervalSinceReferenceDate
         // Cancellation reaches SQLite too: a candidate lookup or scan stops mid-statement.
-        try read(cancelledWhen: options.isCancelled) { db in
+        return try read(cancelledWhen: options.isCancelled) { db -> Bool in
             var batch: [StoredItem] = []
             var delivered = 0
             var checked = 0
             var stopped = false
-            func consider(_ row: Row) throws -> Bool {
+            func consider(_ item: StoredItem) throws -> Bool {
                 checked += 1
                 // Once a batch is out, every item: a consumer that has what it needs cancels, and the rest of the
                 // next batch (up to 100 decoded items, ~1.5 ms) would hold this reader — and its warm page cache —
@@ -124,7 +129,6 @@ extension IndexStore {
                 if delivered > 0 || checked % 256 == 0, options.isCancelled?() == true {
                     throw EngineError(.cancelled, "the query was cancelled")
                 }
-                let item = try Self.storedItem(row, in: db)
                 guard query.matches(StoredItemQueryView(item: item)) else { return true }
                 batch.append(item)
                 delivered += 1
@@ -139,8 +143,11 @@ extension IndexStore {
             let fetch = try db.cachedStatement(sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
             /// `consider` for an item by id; one that is gone or expired is passed over.
             func consider(id: Int64) throws -> Bool {
-                guard let row = try Row.fetchOne(fetch, arguments: [id, now]) else { return true }
-                return try consider(row)
+                // (Read before it is considered: a delivery never runs while the statement is stepping.)
+                var item: StoredItem? = nil
+                try Self.forEachRawRow(db, fetch, [id, now]) { item = try Self.storedItem($0, in: db) }
+                guard let item else { return true }
+                return try consider(item)
             }
             // Items already checked while streaming (below): the fallback skips them.
             var streamed = Set<Int64>()
@@ -173,7 +180,7 @@ extension IndexStore {
                     }
                     if !exhausted || finished {
                         if !stopped, !batch.isEmpty { _ = try deliver(batch) }
-                        return
+                        return !stopped
                     }
                 }
                 if let widest, parts.count >= 2, total - widest.estimate <= maximum {
@@ -209,7 +216,7 @@ extension IndexStore {
                         }
                     }
                     if !stopped, !batch.isEmpty { _ = try deliver(batch) }
-                    return
+                    return !stopped
                 }
                 // Parts none of which is a term, or large ones after a streamed part brought too few matches:
                 // intersect them. The estimate of an AND is its narrowest part's, often far more than the
@@ -246,10 +253,11 @@ extension IndexStore {
                                                  arguments: [now])
                 while let row = try cursor.next() {
                     if !streamed.isEmpty, streamed.contains(row[0]) { continue }
-                    if try !consider(row) { break }
+                    if try !consider(try Self.storedItem(row, in: db)) { break }
                 }
             }
             if !stopped, !batch.isEmpty { _ = try deliver(batch) }
+            return !stopped
         }
     }
 

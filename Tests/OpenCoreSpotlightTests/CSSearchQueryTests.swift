@@ -309,9 +309,12 @@ final class CSSearchQueryTests: IndexTestCase {
 
         let few = CSSearchQuery(queryString: #"title == "Bulk 7*""#, queryContext: nil)
         var found: [String] = []
+        let producers = QueryProducer.starts.load(ordering: .relaxed)
         for try await result in few.results { found.append(result.item.uniqueIdentifier) }
         XCTAssertEqual(found.sorted(), (["item-7", "item-7"] + (70..<80).map { "item-\($0)" }).sorted(),
                        "a query done within its first batch (item-7 is in both indexes)")
+        // Each index's matches are fewer than a batch: both are read to their end here, and nothing runs again.
+        XCTAssertEqual(QueryProducer.starts.load(ordering: .relaxed), producers, "no producer ran the query a second time")
     }
 }
 
