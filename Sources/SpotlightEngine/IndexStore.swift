@@ -36,7 +36,7 @@ import Darwin
 ///   `meta.recordDictionary` names the one writes use.
 /// - `recordBlock(id, last, count, dead, data)`: the records of large writes, compressed a block at a time
 ///   (`RecordBlocks`).
-/// - `prefixPending(seq, item, removed, terms)`: the prefix-list changes small writes left for later
+/// - `prefixPending(seq, item, removed, at, terms)`: the prefix-list changes small writes left for later
 ///   (`PendingPrefixes`).
 package final class IndexStore: Sendable {
     /// The format this version writes and reads. Older formats are upgraded in place when a store is opened for
@@ -780,7 +780,6 @@ package final class IndexStore: Sendable {
         }
     }
 
-    /// The item of a row whose first columns are `id`, `uid`, `domain`, `expires` and `attrs`, in that order.
     /// `storedItem` from the current row of a raw statement (`forEachRawRow`) selecting the same columns: a
     /// query reads each candidate's row so, and GRDB's `Row` (a cursor, a copied row) was a fifth of its time.
     static func storedItem(_ handle: OpaquePointer, in db: Database) throws -> StoredItem {
@@ -794,6 +793,7 @@ package final class IndexStore: Sendable {
             attributes: decoded.attributes, customAttributes: decoded.custom)
     }
 
+    /// The item of a row whose first columns are `id`, `uid`, `domain`, `expires` and `attrs`, in that order.
     static func storedItem(_ row: Row, in db: Database) throws -> StoredItem {
         // By position: every caller selects `id, uid, domain, expires, attrs` first (a column looked up by name is
         // lowercased and hashed each time, for every item a query reads).

@@ -333,7 +333,7 @@ extension IndexStore {
 
     /// Changes whenever an item is added, replaced or deleted (every write transaction that does so counts it).
     static func itemsState(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'itemChanges'") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'itemChanges'")) ?? 0
     }
 
     /// The store's segments, oldest first: (items, postings, dead items) each (inspection, tests).

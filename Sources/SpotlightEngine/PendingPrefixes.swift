@@ -92,8 +92,7 @@ enum PendingPrefixes {
                 return
             }
             guard sqlite3_column_type(h, 3) != SQLITE_NULL else { return }
-            let name = NameSignals(words: Int(try RawColumn.integer(h, 6)), first: try RawColumn.text(h, 7),
-                                   key: UInt64(bitPattern: try RawColumn.integer(h, 8)))
+            let name = try RawColumn.nameSignals(h, words: 6, first: 7, key: 8)
             let at = min(now, Date(timeIntervalSinceReferenceDate: try RawColumn.real(h, 10) ?? now.timeIntervalSinceReferenceDate))
             earliest = min(earliest, at)
             let hintPoints = Ranking.hintPoints(try RawColumn.real(h, 4))
@@ -136,9 +135,8 @@ enum PendingPrefixes {
                 }
             }
             guard best >= 0 else { return nil }
-            return best + PrefixLists.namePoints(best, name: name, isName: name.key == prefixHash,
-                                                 startsName: name.first.unicodeScalars.starts(with: prefixText.unicodeScalars))
-                + Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
+            return PrefixLists.key(points: best, prefix: prefixText, prefixHash: prefixHash, name: name, hint: hint,
+                                   lastUsed: lastUsed, now: now)
         }
     }
 
@@ -159,8 +157,7 @@ enum PendingPrefixes {
                 ends.append((Int32(bytes.count), tier))
             }
             items.append(PendingItem(item: try RawColumn.integer(h, 0), uid: try RawColumn.text(h, 2),
-                                     name: NameSignals(words: Int(try RawColumn.integer(h, 5)), first: try RawColumn.text(h, 6),
-                                                       key: UInt64(bitPattern: try RawColumn.integer(h, 7))),
+                                     name: try RawColumn.nameSignals(h, words: 5, first: 6, key: 7),
                                      hint: try RawColumn.real(h, 3), lastUsed: try RawColumn.real(h, 4), bytes: bytes, ends: ends))
         }
         return items

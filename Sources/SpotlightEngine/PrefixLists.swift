@@ -218,6 +218,16 @@ enum PrefixLists {
             + (isName ? Ranking.exactNamePoints : 0)
     }
 
+    /// The list key of an item for `prefix` (whose `NameSignals.hash` is `prefixHash`) when its best word match
+    /// there has `points`: the word points, the name parts (`namePoints`), its hint and its recency as of `now`.
+    /// `refill` and the pending items a search merges into a list (`PendingPrefixes.PendingItem`) compute it so.
+    static func key(points: Double, prefix: String, prefixHash: UInt64, name: NameSignals, hint: Double?,
+                    lastUsed: Double?, now: Date) -> Double {
+        points + namePoints(points, name: name, isName: name.key == prefixHash,
+                            startsName: name.first.unicodeScalars.starts(with: prefix.unicodeScalars))
+            + Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
+    }
+
     /// The short keys of `text`'s prefixes of 1…3 scalars, shortest first.
     static func shortKeys(_ text: String) -> [UInt64] {
         var scalars: (UInt32, UInt32, UInt32) = (0, 0, 0)
@@ -508,12 +518,9 @@ enum PrefixLists {
         var found = 0
         for (item, points) in bestPoints {
             try IndexStore.forEachRawRow(db, statement, [item]) { h in
-                let nameKey = UInt64(bitPattern: try RawColumn.integer(h, 4))
-                let name = NameSignals(words: Int(try RawColumn.integer(h, 3)), first: try RawColumn.text(h, 5), key: nameKey)
-                let key = points + namePoints(points, name: name, isName: nameKey == prefixKey,
-                                              startsName: name.first.unicodeScalars.starts(with: prefix.unicodeScalars))
-                    + Ranking.hintPoints(try RawColumn.real(h, 1))
-                    + Ranking.recencyPoints(lastUsed: try RawColumn.real(h, 2), now: now)
+                let key = key(points: points, prefix: prefix, prefixHash: prefixKey,
+                              name: try RawColumn.nameSignals(h, words: 3, first: 5, key: 4),
+                              hint: try RawColumn.real(h, 1), lastUsed: try RawColumn.real(h, 2), now: now)
                 best.insert(Entry(item: item, key: key, uid: try RawColumn.text(h, 0)))
                 found += 1
             }
@@ -638,6 +645,12 @@ enum RawColumn {
     /// Text or NULL.
     static func optionalText(_ handle: OpaquePointer, _ column: Int32) throws -> String? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : try text(handle, column)
+    }
+
+    /// An item's `NameSignals` from its row's `nameWords`, `nameFirst` and `nameKey` columns.
+    static func nameSignals(_ handle: OpaquePointer, words: Int32, first: Int32, key: Int32) throws -> NameSignals {
+        NameSignals(words: Int(try integer(handle, words)), first: try text(handle, first),
+                    key: UInt64(bitPattern: try integer(handle, key)))
     }
 
     static func text(_ handle: OpaquePointer, _ column: Int32) throws -> String {

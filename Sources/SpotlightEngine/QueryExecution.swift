@@ -89,12 +89,6 @@ extension IndexStore {
         return results
     }
 
-    /// Calls `deliver` with batches of matching items (at most `batchSize` each; the first at most
-    /// `firstBatchSize`, so the first results arrive as soon as a screenful is found) until it returns false, the
-    /// limit is reached or the items run out.
-    ///
-    /// Candidates come from the inverted index when the plan names them and they are a small part of the store;
-    /// otherwise every item is checked in one sequential pass.
     /// An AND whose narrowest streamable part has at least this many postings streams that part (below: read all).
     static let streamedIntersectionMinimum = 1_000
     /// How many items a streamed AND checks before it falls back to intersecting its parts.
@@ -106,6 +100,12 @@ extension IndexStore {
     /// against 600,000 in every tier). (Tests lower it to exercise streaming.)
     static let intersectedFirstMaximum = Atomic<Int>(100_000)
 
+    /// Calls `deliver` with batches of matching items (at most `batchSize` each; the first at most
+    /// `firstBatchSize`, so the first results arrive as soon as a screenful is found) until it returns false, the
+    /// limit is reached or the items run out.
+    ///
+    /// Candidates come from the inverted index when the plan names them and they are a small part of the store;
+    /// otherwise every item is checked in one sequential pass.
     ///
     /// Returns whether every match was delivered (or `options.limit` of them): false when `deliver` stopped it
     /// before the end. A caller that wanted only a first batch learns so whether there is more to come: the last

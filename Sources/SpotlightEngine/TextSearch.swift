@@ -214,7 +214,7 @@ extension IndexStore {
             if listMayAnswer, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
                let hits = try Self.searchShortPrefix(db, words[0], options: options, accepted: filterIDs ?? accepted,
-                                                     pending: pendingItems(db), staleList: &staleList) {
+                                                     pending: { try self.pendingItems(db) }, staleList: &staleList) {
                 return hits
             }
             if staleList { hotPrefix = words[0] }
@@ -345,10 +345,11 @@ extension IndexStore {
     /// when there is no list, or when a filter left too few hits from a truncated list (the caller then ranks
     /// every match).
     /// `accepted`: the items the filter's lookup names, when it was read (the others are rejected unread).
-    /// `pending`: the items whose list changes are pending (`pendingItems`): those whose words start with `word`
-    /// join the list's entries under the key the list would give them.
+    /// `pending`: the items whose list changes are pending (`pendingItems`, read only when the prefix has a list):
+    /// those whose words start with `word` join the list's entries under the key the list would give them.
     static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions, accepted: ItemIDSet? = nil,
-                                  pending: [PendingPrefixes.PendingItem] = [], staleList: inout Bool) throws -> [SearchHit]?
+                                  pending: () throws -> [PendingPrefixes.PendingItem] = { [] },
+                                  staleList: inout Bool) throws -> [SearchHit]?
     {
         guard let list = try PrefixLists.list(word, db: db) else { return nil }
         // A list holds prefix matches only. A word with fewer than `expansionThreshold` postings is also matched
@@ -408,6 +409,7 @@ extension IndexStore {
                 || (kth.score >= entry.key - tolerance && kth.item.uniqueIdentifier < entry.uid)
         }
         var entries = list.entries
+        let pending = try pending()
         if !pending.isEmpty {
             let bytes = Array(word.utf8)
             let hash = NameSignals.hash(word)

@@ -62,24 +62,23 @@ struct Writer {
         guard !updatesLists else { return }
         updatesLists = true
         prefixes.hot = try PrefixLists.hotPrefixes(db)
-        for change in pendingChanges {
-            if change.removed {
-                prefixes.remove(item: change.item, terms: change.terms)
-            } else if let added = change.added {
-                prefixes.add(item: change.item, uid: added.uid, terms: change.terms, name: added.name, hintPoints: added.hintPoints)
-            }
-        }
+        for change in pendingChanges { fold(change) }
         pendingChanges.removeAll()
+    }
+
+    /// Adds an item's list change to `prefixes`.
+    private mutating func fold(_ change: PendingPrefixes.Change) {
+        if change.removed {
+            prefixes.remove(item: change.item, terms: change.terms)
+        } else if let added = change.added {
+            prefixes.add(item: change.item, uid: added.uid, terms: change.terms, name: added.name, hintPoints: added.hintPoints)
+        }
     }
 
     /// Notes an item's list change: into `prefixes`, or kept for `PendingPrefixes`.
     private mutating func noteListChange(_ change: PendingPrefixes.Change) throws {
         if updatesLists {
-            if change.removed {
-                prefixes.remove(item: change.item, terms: change.terms)
-            } else if let added = change.added {
-                prefixes.add(item: change.item, uid: added.uid, terms: change.terms, name: added.name, hintPoints: added.hintPoints)
-            }
+            fold(change)
             return
         }
         pendingChanges.append(change)
