@@ -249,7 +249,7 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
             // Reached only when nothing was delivered on the consumer's thread (no deadline there): every hit.
             let background: @Sendable (Set<DeliveredItem>) -> Void = { _ in
                 do {
-                    try self.execute { batch, _ in
+                    _ = try self.execute { batch, _ in
                         guard items else { return true }
                         for item in batch { continuation.yield(.item(Item(item: item))) }
                         return true

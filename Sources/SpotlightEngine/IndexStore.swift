@@ -89,6 +89,9 @@ package final class IndexStore: Sendable {
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
     let columnCache = ColumnCache()
+    /// The number and date index's attributes as columns, read once per attribute (`ValueColumns`).
+    let valueColumnCache = ValueColumnCache()
+    var valueColumns: ValueColumns { ValueColumns(cache: valueColumnCache, store: self) }
     /// The items of the last filter a search read, and the items' state it was read in (`itemsState`): typing
     /// repeats the same filter with every keystroke, and a wide one names tens of thousands of items.
     let filterCache = Mutex<(lookup: TermLookup, state: Int64, ids: ItemIDSet)?>(nil)
@@ -948,6 +951,7 @@ package final class IndexStore: Sendable {
         guard first else { return }
         maintenance.stop()
         columnCache.stop()
+        valueColumnCache.stop()
         checkpointer.stop()
         // TRUNCATE with a busy handler that does not wait: as much as it can without blocking on another
         // process's readers, then the WAL is truncated to zero bytes if no one is using it.

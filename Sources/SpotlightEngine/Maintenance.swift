@@ -113,9 +113,11 @@ extension IndexStore {
     }
 
     /// Waits for the segments' static columns this store object reads in the background after its first search
-    /// (`ColumnCache`; measurements: a new reader's warm-up would otherwise share the CPU with what is timed next).
+    /// (`ColumnCache`), and the value columns after its first range (`ValueColumnCache`; measurements: a new
+    /// reader's warm-up would otherwise share the CPU with what is timed next).
     package func waitForColumnReads() {
         columnCache.waitForBuilds()
+        valueColumnCache.waitForBuilds()
     }
 
     /// Waits until the checkpoint scheduled for when writes pause has run: the store is at rest, its WAL emptied
@@ -332,6 +334,11 @@ extension IndexStore {
     }
 
     /// Changes whenever an item is added, replaced or deleted (every write transaction that does so counts it).
+    /// One more than the largest item id `db` sees (every item it holds has a smaller id).
+    static func nextItemID(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(id), 0) + 1 FROM item")) ?? 1
+    }
+
     static func itemsState(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'itemChanges'")) ?? 0
     }

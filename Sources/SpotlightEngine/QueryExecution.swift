@@ -163,7 +163,7 @@ extension IndexStore {
                 var widest: (index: Int, word: String, prefix: Bool, tiers: UInt8, estimate: Int)?
                 var total = 0
                 for (index, part) in parts.enumerated() {
-                    let estimate = try part.estimatedCount(db)
+                    let estimate = try part.estimatedCount(db, values: valueColumns)
                     total += estimate
                     guard case .tieredTerm(let word, let prefix, let tiers) = part else { continue }
                     if estimate < narrowest?.estimate ?? .max { narrowest = (word, prefix, tiers, estimate) }
@@ -191,7 +191,7 @@ extension IndexStore {
                     // keywords == "li*"` on Debian: 52,000 postings, the first 20 of 160 matches in 0.7 ms).
                     var others: ItemIDSet? = nil
                     for (index, part) in parts.enumerated() where index != widest.index {
-                        let ids = try part.candidateIDs(db)
+                        let ids = try part.candidateIDs(db, values: valueColumns)
                         others = others.map { $0.intersection(ids) } ?? ids
                         if others?.isEmpty == true { break }
                     }
@@ -236,7 +236,7 @@ extension IndexStore {
                     let total = try Self.approximateItemCount(db)
                     // Fetching items one by one only pays when they are a small part of the store.
                     let threshold = max(total / 4, 64)
-                    if try l.estimatedCount(db, cap: threshold + 1) <= threshold { lookup = l }
+                    if try l.estimatedCount(db, cap: threshold + 1, values: valueColumns) <= threshold { lookup = l }
                 }
             }
             if case .tieredTerm(let word, let prefix, let tiers)? = lookup {
@@ -244,7 +244,7 @@ extension IndexStore {
                 // the lists are read, so the first batch comes before most of a common prefix's lists are read.
                 try TermLookup.forEachPosting(db, word: word, prefix: prefix, tiers: tiers) { try consider(id: $0) }
             } else if let lookup {
-                let ids = try lookup.candidateIDs(db)
+                let ids = try lookup.candidateIDs(db, values: valueColumns)
                 for id in ids where !streamed.contains(id) {
                     if try !consider(id: id) { break }
                 }
@@ -362,7 +362,9 @@ package indirect enum TermLookup: Sendable, Hashable {
         return false
     }
 
-    func candidateIDs(_ db: Database) throws -> ItemIDSet {
+    /// The items the lookup names in `db`'s snapshot (a superset: deleted items' postings and values may be in).
+    /// Ranges are read from `values`' columns when they are in memory.
+    func candidateIDs(_ db: Database, values: ValueColumns? = nil) throws -> ItemIDSet {
         switch self {
         case .term(let word, let prefix):
             return try Self.postings(db, word: word, prefix: prefix, tiers: nil)
@@ -371,19 +373,23 @@ package indirect enum TermLookup: Sendable, Hashable {
         case .all(let parts):
             // Intersect the selective parts. Reading a posting costs about a thousandth of reading and checking an
             // item, so a part is read while it may spare the caller items: up to 256 times the smallest part.
-            let estimates = try parts.map { try $0.estimatedCount(db) }
+            let estimates = try parts.map { try $0.estimatedCount(db, values: values) }
             let smallest = estimates.min() ?? 0
             var result: ItemIDSet? = nil
             for (part, estimate) in zip(parts, estimates).sorted(by: { $0.1 < $1.1 }) where estimate <= max(smallest * 256, 1_000) {
-                let ids = try part.candidateIDs(db)
+                let ids = try part.candidateIDs(db, values: values)
                 result = result.map { $0.intersection(ids) } ?? ids
                 if result?.isEmpty == true { break }
             }
             return result ?? ItemIDSet()
         case .any(let parts):
-            return try parts.reduce(into: ItemIDSet()) { $0.formUnion(try $1.candidateIDs(db)) }
+            return try parts.reduce(into: ItemIDSet()) { $0.formUnion(try $1.candidateIDs(db, values: values)) }
         case .range(let attribute, let lower, let upper):
             var ids = ItemIDSet()
+            if let column = try values?.column(attribute, db) {
+                column.forEach(lower: lower, upper: upper) { ids.insert($0) }
+                return ids
+            }
             let statement = try db.cachedStatement(sql: "SELECT item FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ?")
             try IndexStore.forEachRawRow(db, statement, [AttributeValueIndex.code(attribute), lower, upper]) { h in
                 ids.insert(sqlite3_column_int64(h, 0))

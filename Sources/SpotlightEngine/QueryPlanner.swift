@@ -151,8 +151,9 @@ private struct Planning {
 
 extension TermLookup {
     /// An upper bound of the number of items the lookup names, from document frequencies; ranges are counted in
-    /// the value index up to `cap` (a count at the cap means "at least the cap").
-    func estimatedCount(_ db: Database, cap: Int = 200_000) throws -> Int {
+    /// the value index up to `cap` (a count at the cap means "at least the cap"), or counted exactly in `values`'
+    /// column when it is in memory.
+    func estimatedCount(_ db: Database, cap: Int = 200_000, values: ValueColumns? = nil) throws -> Int {
         switch self {
         case .term(let word, let prefix):
             return try IndexStore.documentFrequency(db, word: word, prefix: prefix)
@@ -160,10 +161,11 @@ extension TermLookup {
             // A domain's own terms count exactly its items.
             return try IndexStore.documentFrequency(db, word: Self.resolved(word, tiers: tiers, db).text, prefix: prefix)
         case .all(let parts):
-            return try parts.map { try $0.estimatedCount(db, cap: cap) }.min() ?? 0
+            return try parts.map { try $0.estimatedCount(db, cap: cap, values: values) }.min() ?? 0
         case .any(let parts):
-            return try parts.reduce(0) { $0 + (try $1.estimatedCount(db, cap: cap)) }
+            return try parts.reduce(0) { $0 + (try $1.estimatedCount(db, cap: cap, values: values)) }
         case .range(let attribute, let lower, let upper):
+            if let column = try values?.column(attribute, db) { return column.count(lower: lower, upper: upper) }
             return try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM (SELECT 1 FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ? LIMIT ?)
                 """, arguments: [AttributeValueIndex.code(attribute), lower, upper, max(cap, 1)]) ?? 0

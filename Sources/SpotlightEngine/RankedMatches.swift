@@ -312,10 +312,10 @@ extension IndexStore {
     /// `words` are the query's words in query order. Static signals (hint, recency), the name parts (`NameMatch`)
     /// and identifiers are read a bucket of equal word units at a time, best bucket first, and reading stops once
     /// `limit` hits that pass the filter score above anything an unread bucket can reach. Engaged items (boosts) are
-    /// read first, since their bound is higher.
+    /// read first, since their bound is higher. A filter's lookup reads ranges from `values`' columns.
 
     static func topHits(_ db: Database, candidates: Candidates, words: [RankedWord], options: TextSearchOptions,
-                        columns: StaticColumns, accepted known: ItemIDSet? = nil) throws -> [SearchHit]
+                        columns: StaticColumns, accepted known: ItemIDSet? = nil, values: ValueColumns? = nil) throws -> [SearchHit]
     {
         let now = options.now.timeIntervalSinceReferenceDate
         let maxStatic = Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints + Ranking.nameStartPoints + Ranking.maxNameLengthPoints
@@ -498,7 +498,7 @@ extension IndexStore {
                     item = nil
                     rejected += 1
                     if accepted == nil, rejected >= Self.rejectionsBeforeLookup, let lookup = options.filterLookup {
-                        accepted = try lookup.candidateIDs(db)
+                        accepted = try lookup.candidateIDs(db, values: values)
                         prunePool = true
                     }
                 }

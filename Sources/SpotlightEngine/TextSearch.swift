@@ -230,7 +230,7 @@ extension IndexStore {
                                              arguments: [now, max(options.limit, 1) * 4])
                 }
                 return try Self.topHits(db, candidates: Candidates(ids: ids), words: [], options: options, columns: space,
-                                        accepted: accepted)
+                                        accepted: accepted, values: valueColumns)
             }
             // Words with the fewest postings first, so the candidate set shrinks fast. A letter the initials answer
             // comes last whatever its postings (they are never read, and counting them reads thousands of terms).
@@ -314,7 +314,7 @@ extension IndexStore {
                candidates.count >= PrefixLists.hotThreshold, order[0].1 >= PrefixLists.hotThreshold {
                 hotPrefix = words[0]
             }
-            return try Self.topHits(db, candidates: candidates, words: ranked, options: options, columns: space, accepted: accepted)
+            return try Self.topHits(db, candidates: candidates, words: ranked, options: options, columns: space, accepted: accepted, values: valueColumns)
         }
     }
 
@@ -324,8 +324,8 @@ extension IndexStore {
     func filterCandidates(_ lookup: TermLookup, worthReading: Int, _ db: Database) throws -> ItemIDSet? {
         let state = try Self.itemsState(db)
         if let cached = filterCache.withLock({ $0 }), cached.state == state, cached.lookup == lookup { return cached.ids }
-        guard try lookup.estimatedCount(db, cap: worthReading + 1) <= worthReading else { return nil }
-        let ids = try lookup.candidateIDs(db)
+        guard try lookup.estimatedCount(db, cap: worthReading + 1, values: valueColumns) <= worthReading else { return nil }
+        let ids = try lookup.candidateIDs(db, values: valueColumns)
         filterCache.withLock { $0 = (lookup, state, ids) }
         return ids
     }
