@@ -328,6 +328,7 @@ package final class IndexStore: Sendable {
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
                 // here, whatever their format).
                 try db.execute(sql: LongLists.tableSQL)
+                try db.execute(sql: SegmentMerger.deadTableSQL)
                 return
             }
             // No format version but tables already there: the meta row was lost to damage (found by fuzzing; it
@@ -357,6 +358,7 @@ package final class IndexStore: Sendable {
                 \(RecordDictionary.tableSQL);
                 \(RecordBlocks.tableSQL);
                 \(LongLists.tableSQL);
+                \(SegmentMerger.deadTableSQL);
                 \(PendingPrefixes.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);

@@ -316,7 +316,7 @@ extension IndexStore {
     /// with every update, so the largest id alone overstates a store that was updated often, which would make the
     /// planners' "small part of the store" thresholds far too generous.
     static func approximateItemCount(_ db: Database) throws -> Int {
-        let live = try Int.fetchOne(db, sql: "SELECT coalesce(sum(items - deadItems), 0) FROM segment") ?? 0
+        let live = try Int.fetchOne(db, sql: "SELECT coalesce(sum(items - \(SegmentMerger.deadItemsSQL(db))), 0) FROM segment") ?? 0
         if live > 0 { return live }
         return try Int.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM item") ?? 0
     }

@@ -8,7 +8,8 @@ import Synchronization
 //
 // - `segment(id, firstItem, lastItem, items, postings, deadItems)`: one row per segment. Item ids are allocated in
 //   increasing order and never reused (`meta.nextItem`), and an update gives the item a new id, so every segment
-//   covers its own range of ids and segments in id order never overlap.
+//   covers its own range of ids and segments in id order never overlap. `deadItems` counts the deletes its writer
+//   knew of; later ones are counted in `segmentDead(segment, dead)` (`noteDeleted`).
 // - `postings(text, segment, count, data)`: one row per (term, segment): the term's postings in that segment,
 //   encoded by `PostingCodec`, keyed by segment and then the term's text (format 7), so each segment is one range
 //   of the table and the lists of every term a prefix starts are one range of it (`li` on Debian: 13,000 rows
@@ -596,9 +597,26 @@ enum SegmentMerger {
 
     /// Counts a deleted item against the segment that holds its postings.
     static func noteDeleted(_ db: Database, item: Int64) throws {
+        // Counted in a row of its own: a packed segment's row holds the whole segment (up to a megabyte), which an
+        // update of its count rewrote, every overflow page of it, in the single write that deleted one item.
         try db.cachedStatement(sql: """
-            UPDATE segment SET deadItems = deadItems + 1 WHERE firstItem <= ?1 AND lastItem >= ?1
+            INSERT INTO segmentDead(segment, dead) SELECT id, 1 FROM segment WHERE firstItem <= ?1 AND lastItem >= ?1
+            ON CONFLICT(segment) DO UPDATE SET dead = dead + 1
             """).execute(arguments: [item])
+    }
+
+    /// Items deleted from a segment after it was written (`noteDeleted`), by segment id; `segment.deadItems` holds
+    /// those its writer knew of. A row whose segment is gone names no other (segment ids are never reused).
+    /// Created by every store opened for writing, whatever its format (an older version neither reads nor writes
+    /// it: its deletes count in `segment.deadItems`, so the two still add up).
+    static let deadTableSQL = "CREATE TABLE IF NOT EXISTS segmentDead(segment INTEGER PRIMARY KEY, dead INTEGER NOT NULL)"
+
+    /// `segment.deadItems` plus the later deletes, as an SQL expression over `segment` (for a store without the
+    /// table, opened read-only, the column alone).
+    static func deadItemsSQL(_ db: Database) throws -> String {
+        try db.tableExists("segmentDead")
+            ? "(deadItems + coalesce((SELECT dead FROM segmentDead WHERE segmentDead.segment = segment.id), 0))"
+            : "deadItems"
     }
 
     struct SegmentInfo {
@@ -623,7 +641,7 @@ enum SegmentMerger {
     }
 
     static func segments(_ db: Database) throws -> [SegmentInfo] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT id, firstItem, lastItem, items, postings, deadItems, token FROM segment ORDER BY firstItem")).map {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT id, firstItem, lastItem, items, postings, \(deadItemsSQL(db)), token FROM segment ORDER BY firstItem")).map {
             SegmentInfo(id: try $0.stored(0), token: try $0.stored(6), firstItem: try $0.stored(1), lastItem: try $0.stored(2),
                         items: try $0.stored(3), postings: try $0.stored(4), deadItems: try $0.stored(5))
         }
@@ -785,6 +803,7 @@ enum SegmentMerger {
                                        arguments: [first.firstItem, last.lastItem]) ?? 0
         try db.execute(sql: "DELETE FROM postings WHERE segment IN (\(placeholders))", arguments: arguments)
         try db.execute(sql: "DELETE FROM segment WHERE id IN (\(placeholders))", arguments: arguments)
+        try db.execute(sql: "DELETE FROM segmentDead WHERE segment IN (\(placeholders))", arguments: arguments)
         for id in ids { try LongLists.delete(segment: id, db) }
         var lists = merge.lists
         try insertSegment(db, lists: &lists, postings: merge.postings, firstItem: first.firstItem,

@@ -117,7 +117,7 @@ struct Writer {
             pendingChanges.removeAll()
             dfDelta.removeAll()
             try db.execute(sql: """
-                DELETE FROM postings; DELETE FROM segment; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
+                DELETE FROM postings; DELETE FROM segment; DELETE FROM segmentDead; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
                 DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM prefixPending;
                 UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'

@@ -343,6 +343,44 @@ final class SegmentTests: XCTestCase {
         try store.checkIntegrity()
     }
 
+    /// Deleting an item of a packed segment counts it in `segmentDead`, never by rewriting the segment's row (which
+    /// holds the whole segment: up to a megabyte, every overflow page of it rewritten by a single delete). The
+    /// counts add up with what an older version counted in `segment.deadItems`, and go with their segment.
+    func testDeletesAreCountedWithoutRewritingPackedSegments() throws {
+        try store.apply((0..<40).map { .upsert(item("p\($0)", title: "packed \($0)", text: "shared words \($0)")) }, now: now)
+        func rows() throws -> [(id: Int64, dead: Int, packed: Data?)] {
+            try store.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, deadItems, packed FROM segment ORDER BY id").map {
+                    (try $0.stored(0), try $0.stored(1), try $0.stored(2))
+                }
+            }
+        }
+        let before = try rows()
+        let packed = try XCTUnwrap(before.first { $0.packed != nil }, "a small batch is one packed segment")
+        try store.apply([.delete(identifiers: ["p3"])], now: now)
+        try store.apply([.upsert(item("p4", title: "changed"))], now: now)
+        let after = try rows()
+        let same = try XCTUnwrap(after.first { $0.id == packed.id })
+        XCTAssertEqual(same.dead, packed.dead, "the segment's row is left as it was")
+        XCTAssertEqual(same.packed, packed.packed)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT dead FROM segmentDead WHERE segment = ?", arguments: [packed.id]) }, 2)
+        XCTAssertEqual(try store.segmentSummary().first?.deadItems, 2)
+        // What a version that counted in the row wrote adds up with the table.
+        try store.writeTransaction { try $0.execute(sql: "UPDATE segment SET deadItems = deadItems + 1 WHERE id = ?", arguments: [packed.id]) }
+        XCTAssertEqual(try store.segmentSummary().first?.deadItems, 3)
+        XCTAssertEqual(try store.read { try IndexStore.approximateItemCount($0) }, 40 - 3 + 1)
+        // A rewrite or merge takes its segments' counts with them.
+        try store.apply((0..<30).map { .delete(identifiers: ["p\($0 + 5)"]) }, now: now)
+        try store.performMaintenance()
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM segmentDead WHERE segment = ?", arguments: [packed.id]) }, 0)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM segment WHERE id = ?", arguments: [packed.id]) }, 0,
+                       "a segment with most of its items dead is rewritten")
+        XCTAssertEqual(Set(try search("shared")), Set(["p0", "p1", "p2"] + (35..<40).map { "p\($0)" }))
+        try store.apply([.deleteAll], now: now)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM segmentDead") }, 0)
+        try store.checkIntegrity()
+    }
+
     /// The same churn with every segment stored as rows (none packed): merges read the segments' ranges of the
     /// postings table side by side, term by term.
     func testChurnThroughMergesOfRowSegments() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SpotlightText
 
@@ -193,6 +194,20 @@ struct ScalarFoldTableTests {
             #expect(Array(fast.unicodeScalars) == Array(slow.unicodeScalars),
                     "\(s.unicodeScalars.map { String($0.value, radix: 16) })")
         }
+    }
+
+    /// The keys generated into `ScalarFoldTable+Keys.swift` are what Foundation's normalisation makes of every
+    /// covered scalar today. Run with OPENSPOTLIGHT_REGENERATE_FOLD_TABLE=1 to write them again.
+    @Test func generatedKeysAreFoundationsKeys() throws {
+        let computed = ScalarFoldTable.computedTable()
+        #expect(computed.mayCompose.count == 0x1F80 + 0x100 + 0x50 + 0xF0)
+        if ProcessInfo.processInfo.environment["OPENSPOTLIGHT_REGENERATE_FOLD_TABLE"] != nil {
+            let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Sources/SpotlightText/ScalarFoldTable+Keys.swift")
+            try ScalarFoldTable.keysSource(computed).write(to: sources, atomically: true, encoding: .utf8)
+        }
+        #expect(ScalarFoldTable.currentTable == computed,
+                "the generated keys differ from Foundation's: run the tests with OPENSPOTLIGHT_REGENERATE_FOLD_TABLE=1")
     }
 
     @Test func coverage() {
