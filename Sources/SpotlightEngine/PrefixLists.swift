@@ -25,13 +25,16 @@ enum PrefixLists {
     static let eagerPrefixLength = 3
     static let maxPrefixLength = 8
     static let capacity = 64
-    /// One-letter prefixes keep more: they are what a filtered search types first, and a filter that accepts a
-    /// quarter of the items needs about 80 entries to find 20 hits in the list (the name parts of the score spread
-    /// the keys, so fewer ties let a short list settle). There are only a few dozen such lists.
-    static let oneLetterCapacity = 256
+    /// One- and two-letter prefixes keep more: they are what a filtered search types first, and a filter that
+    /// accepts a quarter of the items needs about 80 entries to find 20 hits in the list (the name parts of the
+    /// score spread the keys, so fewer ties let a short list settle). With 64 entries, `py` under a date filter
+    /// that keeps 44 % of PyPI's items ran out of its list and ranked every one of its 200,000 matches (70–110 ms,
+    /// the wide filter's p99). There are a few thousand such lists (PyPI: 854 two-letter lists have more than
+    /// 64 items; 256 entries each cost about 1.1 MB more).
+    static let shortPrefixCapacity = 256
 
     /// How many entries the list of a prefix of `length` scalars keeps.
-    static func capacity(length: Int) -> Int { length == 1 ? oneLetterCapacity : capacity }
+    static func capacity(length: Int) -> Int { length <= 2 ? shortPrefixCapacity : capacity }
 
     static func capacity(of prefix: String) -> Int { capacity(length: prefix.unicodeScalars.count) }
     /// A longer prefix whose search finds at least this many matches gets a list.
@@ -152,7 +155,9 @@ enum PrefixLists {
         /// `points`: the item's `bestPoints` for this transaction's `hot` set.
         mutating func add(item: Int64, uid: String, points: PrefixPoints, hintPoints: Double) {
             for (prefix, points) in points.short {
-                added[prefix, default: Added(capacity: PrefixLists.capacity(length: prefix & 0x3FF_FFFF_FFFF == 0 ? 1 : 2))].insert(Entry(item: item, key: points + hintPoints, uid: uid))
+                // (A short key's length: its second and third scalars are 0 when absent, `shortKey`.)
+                let length = prefix & 0x3FF_FFFF_FFFF == 0 ? 1 : prefix & 0x1F_FFFF == 0 ? 2 : 3
+                added[prefix, default: Added(capacity: PrefixLists.capacity(length: length))].insert(Entry(item: item, key: points + hintPoints, uid: uid))
             }
             for (prefix, points) in points.long {
                 addedLong[prefix, default: Added()].insert(Entry(item: item, key: points + hintPoints, uid: uid))

@@ -262,26 +262,28 @@ final class IndexStoreTests: XCTestCase {
         // 200 items whose titles start with "r", ranking hints 0…199 % 100.
         let all: [Hinted] = (0..<200).map { Hinted(id: String(format: "r%03d", $0), hint: $0 % 100) }
         try store.apply(all.map { .upsert(item($0.id, title: "rx" + $0.id, hint: $0.hint)) }, now: now)
-        // (One-letter lists keep more entries than longer ones: "rx" is the truncated one here.)
+        // (One- and two-letter lists keep more entries than longer ones: "rxr" is the truncated one here.)
         XCTAssertEqual(try XCTUnwrap(store.read { try PrefixLists.list("r", db: $0) }).entries.count, 200)
-        let list = try XCTUnwrap(store.read { try PrefixLists.list("rx", db: $0) })
+        XCTAssertEqual(try XCTUnwrap(store.read { try PrefixLists.list("rx", db: $0) }).entries.count, 200)
+        let list = try XCTUnwrap(store.read { try PrefixLists.list("rxr", db: $0) })
         XCTAssertFalse(list.complete)
         XCTAssertEqual(list.entries.count, PrefixLists.capacity)
         let ranked = Self.byHint(all)
         XCTAssertEqual(try search("r"), Array(ranked.prefix(20)))
         XCTAssertEqual(try search("rx"), Array(ranked.prefix(20)))
+        XCTAssertEqual(try search("rxr"), Array(ranked.prefix(20)))
 
         // Delete the best 150: the list refills from the postings and the ranking stays right.
         let deleted = Array(ranked.prefix(150))
         try store.apply([.delete(identifiers: deleted)], now: now)
         let left = Self.byHint(all.filter { !deleted.contains($0.id) })
         XCTAssertEqual(try search("r"), Array(left.prefix(20)))
-        XCTAssertEqual(try search("rx"), Array(left.prefix(20)))
-        let refilled = try XCTUnwrap(store.read { try PrefixLists.list("rx", db: $0) })
+        XCTAssertEqual(try search("rxr"), Array(left.prefix(20)))
+        let refilled = try XCTUnwrap(store.read { try PrefixLists.list("rxr", db: $0) })
         XCTAssertTrue(refilled.complete, "50 items left fit in the list")
         XCTAssertEqual(refilled.entries.count, 50)
         XCTAssertEqual(try search("r", limit: 0).count, 50)
-        XCTAssertEqual(try search("rx", limit: 0).count, 50)
+        XCTAssertEqual(try search("rxr", limit: 0).count, 50)
     }
 
     func testShortPrefixListsFollowUpdatesAndDeleteAll() throws {
@@ -380,6 +382,38 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(try store.read { try PrefixLists.list("controz", db: $0) }?.entries.count, 0)
         XCTAssertEqual(try search("controz").count, 20, "an empty list of the typed prefix does not answer")
         XCTAssertEqual(try search("prnit").count, 0)
+    }
+
+    /// A two-letter prefix under a filter that keeps a third of the items is answered from its list (256 entries:
+    /// with 64, about 19 of them passed, too few for a page, and every match was ranked), with the hits ranking
+    /// every match gives.
+    func testTwoLetterListsAnswerWideFilters() throws {
+        let day: TimeInterval = 86_400
+        try store.apply((0..<600).map { n in
+            .upsert(StoredItem(uniqueIdentifier: String(format: "py%03d", n), domainIdentifier: nil, expirationDate: .distantFuture,
+                               attributes: ["title": .string("py\(n) tool"), "rankingHint": .int(Int64(n &* 2_654_435_761 % 1_000)),
+                                            "contentModificationDate": .date(now.addingTimeInterval(-Double(n % 100) * day))]))
+        }, now: now)
+        let list = try XCTUnwrap(store.read { try PrefixLists.list("py", db: $0) })
+        XCTAssertFalse(list.complete)
+        XCTAssertEqual(list.entries.count, PrefixLists.shortPrefixCapacity)
+        let lower = now.addingTimeInterval(-29.5 * day).timeIntervalSinceReferenceDate
+        func search(lists: Bool) throws -> [String] {
+            var options = TextSearchOptions(limit: 20)
+            options.now = now
+            options.usePrefixLists = lists
+            options.filter = { item in
+                guard case .date(let date)? = item.attributes["contentModificationDate"] else { return false }
+                return date.timeIntervalSinceReferenceDate >= lower
+            }
+            options.filterLookup = .range("contentModificationDate", lower: lower, upper: .infinity)
+            return try store.search("py", options: options).map(\.item.uniqueIdentifier)
+        }
+        let fallbacks = PrefixLists.fallbacks.value
+        let fromList = try search(lists: true)
+        XCTAssertEqual(PrefixLists.fallbacks.value, fallbacks, "the list answered")
+        XCTAssertEqual(fromList.count, 20)
+        XCTAssertEqual(fromList, try search(lists: false))
     }
 
     func testLongPrefixesWithManyMatchesGetListsThatWritersKeep() throws {
