@@ -70,9 +70,9 @@ struct ValueColumn: Sendable {
     }
 
     /// Adds the values of the items created since the column was last brought up to date (at most `limit` ids of
-    /// them), as `db` sees them. False when there are more (the column is then read again instead).
-    fileprivate mutating func catchUp(_ db: Database, code: Int64, limit: Int64) throws -> Bool {
-        let state = try IndexStore.itemsState(db)
+    /// them), as `db` sees them (in the items' `state` the caller read). False when there are more (the column is
+    /// then read again instead).
+    fileprivate mutating func catchUp(_ db: Database, code: Int64, state: Int64, limit: Int64) throws -> Bool {
         let next = try IndexStore.nextItemID(db)
         if next > covered {
             guard next - covered <= limit else { return false }
@@ -139,7 +139,7 @@ final class ValueColumnCache: Sendable {
             // An older snapshot than the column's: it names a superset of what this one holds.
             return column
         }
-        guard try column.catchUp(db, code: code, limit: Self.catchUpLimit) else {
+        guard try column.catchUp(db, code: code, state: state, limit: Self.catchUpLimit) else {
             schedule(code, store: store)
             return nil
         }
