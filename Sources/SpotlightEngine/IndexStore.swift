@@ -159,7 +159,8 @@ package final class IndexStore: Sendable {
         let checkpointer = self.checkpointer
         config.prepareDatabase { db in
             guard !readOnly else { return }
-            // FULL: a committed batch survives power loss, not only a crash of the process.
+            // FULL: a committed batch survives power loss, not only a crash of the process. (Set here for every
+            // connection, and again on the writer once the pool is open: see below.)
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // A 32 MB page cache per connection (SQLite's default is 2 MB): bulk loads touch many B-tree pages.
             try db.execute(sql: "PRAGMA cache_size = -32768")
@@ -179,6 +180,10 @@ package final class IndexStore: Sendable {
                 if readOnly {
                     try Self.checkFormat(pool, url: url)
                 } else {
+                    // GRDB switches the writer to WAL after `prepareDatabase` and sets `synchronous = NORMAL` with
+                    // it (`Database.setUpWALMode`): commits were then synced to disk only by checkpoints, so a batch
+                    // whose completion had run could be lost to a power failure. FULL again, before any write.
+                    try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
                     try Self.migrate(pool, url: url)
                 }
                 self.pool = pool
