@@ -15,7 +15,7 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 9):
+/// Schema (format version 10):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `nextTerm`
 ///   (the next term id), `domainTerms` and `keywordTerms` (every item posts its domain and keywords under terms of
 ///   their own, `TextIndexer`), `recordDictionary`, `itemChanges`.
@@ -38,6 +38,8 @@ import Darwin
 ///   (`RecordBlocks`).
 /// - `prefixPending(seq, item, removed, at, terms)`: the prefix-list changes small writes left for later
 ///   (`PendingPrefixes`).
+/// - `dfPending(seq, terms)`: the document-frequency decrements small writes left for later, one row per write
+///   (`PendingFrequencies`).
 package final class IndexStore: Sendable {
     /// The format this version writes and reads. Older formats are upgraded in place when a store is opened for
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
@@ -45,8 +47,9 @@ package final class IndexStore: Sendable {
     /// `upgradeFromFormat3`, format 4 (no record dictionaries) by `upgradeFromFormat4`, format 5 and 7 by their
     /// version (no domain and keyword terms of their own), format 6 (postings keyed by text) by
     /// `upgradeFromFormat6`, format 8 by its version (no pending prefix-list changes: a format 8 reader would not
-    /// see items whose changes are pending).
-    package static let formatVersion = 9
+    /// see items whose changes are pending), format 9 by its version (no pending frequency decrements: a format 9
+    /// reader would count the items a small write deleted, in completions and typo tolerance's threshold).
+    package static let formatVersion = 10
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -97,6 +100,8 @@ package final class IndexStore: Sendable {
     let filterCache = Mutex<(lookup: TermLookup, state: Int64, ids: ItemIDSet)?>(nil)
     /// The items whose prefix-list changes are pending, and the items' state they were read in (`pendingItems`).
     let pendingCache = Mutex<(state: Int64, items: [PendingPrefixes.PendingItem])?>(nil)
+    /// The document-frequency decrements waiting, as last read (`frequencyDeltas`).
+    let frequencyDeltasCache = FrequencyDeltasCache()
     let closed = Mutex(false)
     /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
     let walLost = Atomic<Bool>(false)
@@ -328,6 +333,14 @@ package final class IndexStore: Sendable {
                         changes pending, for the maintenance to apply
                         """)
                 }
+                if version <= 9 {
+                    try db.execute(sql: PendingFrequencies.tableSQL)
+                    try db.execute(sql: "UPDATE meta SET value = 10 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 10: small writes leave their \
+                        document-frequency decrements pending, for the maintenance to apply
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: RecordBlocks.sparseIndexSQL)
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
@@ -365,6 +378,7 @@ package final class IndexStore: Sendable {
                 \(LongLists.tableSQL);
                 \(SegmentMerger.deadTableSQL);
                 \(PendingPrefixes.tableSQL);
+                \(PendingFrequencies.tableSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);
                 INSERT INTO meta(key, value) VALUES('keywordTerms', 1);

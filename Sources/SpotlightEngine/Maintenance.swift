@@ -3,8 +3,8 @@ import GRDB
 import Synchronization
 
 /// Work that keeps a store fast but changes nothing anyone can observe in results: merging segments and dropping
-/// dead postings (`SegmentMerger`), applying the prefix-list changes small writes left pending (`PendingPrefixes`),
-/// building prefix lists for long prefixes that searches found busy, and rebuilding lists whose recency went stale
+/// dead postings (`SegmentMerger`), applying the prefix-list changes and the document-frequency decrements small
+/// writes left pending (`PendingPrefixes`, `PendingFrequencies`), building prefix lists for long prefixes that searches found busy, and rebuilding lists whose recency went stale
 /// (`PrefixLists`).
 ///
 /// It is never a side effect of a read: searches only *note* what they found (`noteForMaintenance`). It runs in
@@ -175,6 +175,15 @@ extension IndexStore {
                 listsPending = waiting > 0
             }
         }
+        // The vocabulary's pending decrements likewise (`PendingFrequencies`).
+        if !closed.withLock({ $0 }) {
+            let waiting = try read { try PendingFrequencies.count($0) }
+            if waiting >= PendingFrequencies.catchUpRows || (waiting > 0 && !deferLists) {
+                try applyPendingFrequencies()
+            } else if waiting > 0 {
+                listsPending = true
+            }
+        }
         // Then at most `listsPerRun` prefix lists, the rest noted again for the next run, so that merges are never
         // held up behind many list builds.
         let wanted = notes.stalePrefixes.union(notes.hotPrefixes).sorted()
@@ -234,6 +243,23 @@ extension IndexStore {
                         let asOf = try PendingPrefixes.drain(into: &changes, db: db, now: now, limit: PendingPrefixes.catchUpChunk)
                         try PrefixLists.apply(changes, db: db, now: asOf)
                     } while Double(DispatchTime.now().uptimeNanoseconds - started) < PendingPrefixes.catchUpSlice * 1e9
+                    return true
+                }
+            }
+            guard more else { return }
+        }
+    }
+
+    /// Applies the document-frequency decrements that small writes left pending (`PendingFrequencies`), in write
+    /// transactions of at most `PendingFrequencies.catchUpSlice` each.
+    func applyPendingFrequencies() throws {
+        while !closed.withLock({ $0 }) {
+            let more = try mapped {
+                try writeTransaction { db -> Bool in
+                    let started = DispatchTime.now().uptimeNanoseconds
+                    repeat {
+                        guard try PendingFrequencies.apply(db, limit: PendingFrequencies.catchUpChunk) > 0 else { return false }
+                    } while Double(DispatchTime.now().uptimeNanoseconds - started) < PendingFrequencies.catchUpSlice * 1e9
                     return true
                 }
             }

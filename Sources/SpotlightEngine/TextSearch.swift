@@ -184,6 +184,14 @@ extension IndexStore {
             if let hotPrefix { noteForMaintenance(prefix: hotPrefix, stale: staleList) }
         }
         return try read(cancelledWhen: options.isCancelled) { db in
+            // The pending frequency decrements, read when a word's exact frequency is needed.
+            var readDeltas: FrequencyDeltas?
+            func deltas() throws -> FrequencyDeltas {
+                if let readDeltas { return readDeltas }
+                let read = try frequencyDeltasCache.deltas(db)
+                readDeltas = read
+                return read
+            }
             // A filter that keeps at most a quarter of the items restricts the candidates from the start.
             var filterIDs: ItemIDSet? = nil
             // The items a wider filter's lookup names, when they were read anyway: ranked matches outside them are
@@ -214,7 +222,8 @@ extension IndexStore {
             if listMayAnswer, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
                let hits = try Self.searchShortPrefix(db, words[0], options: options, accepted: filterIDs ?? accepted,
-                                                     pending: { try self.pendingItems(db) }, staleList: &staleList) {
+                                                     pending: { try self.pendingItems(db) },
+                                                     deltas: { try self.frequencyDeltasCache.deltas(db) }, staleList: &staleList) {
                 return hits
             }
             if staleList { hotPrefix = words[0] }
@@ -237,7 +246,7 @@ extension IndexStore {
             let order = try words.indices.map { i -> (Int, Int) in
                 if i == words.count - 1, initialLetter != nil { return (i, Int.max) }
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
-                return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix))
+                return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix, deltas: try deltas()))
             }.sorted { $0.1 < $1.1 }
             // The candidates (nil: every item, before the first word), numbered densely over the segments; a
             // selective filter's items are the first candidates.
@@ -269,7 +278,8 @@ extension IndexStore {
                 }
                 // A letter the initials could not answer (a large segment's columns are still being read) is counted
                 // after all, to choose between its postings and the candidates' own words.
-                let frequency = ordered == Int.max ? try Self.documentFrequency(db, word: word, prefix: isPrefix) : ordered
+                let frequency = ordered == Int.max
+                    ? try Self.documentFrequency(db, word: word, prefix: isPrefix, deltas: try deltas()) : ordered
                 let typos = options.typoTolerance && frequency < Typos.expansionThreshold
                 ranked[i].typos = typos
                 if let current = candidates,
@@ -349,6 +359,7 @@ extension IndexStore {
     /// those whose words start with `word` join the list's entries under the key the list would give them.
     static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions, accepted: ItemIDSet? = nil,
                                   pending: () throws -> [PendingPrefixes.PendingItem] = { [] },
+                                  deltas: () throws -> FrequencyDeltas = { .empty },
                                   staleList: inout Bool) throws -> [SearchHit]?
     {
         guard let list = try PrefixLists.list(word, db: db) else { return nil }
@@ -356,7 +367,7 @@ extension IndexStore {
         // with typos (which a list of its prefix cannot know of): rank it the full way. (Ten entries or more imply
         // ten postings or more, so only short lists need the count.)
         if options.typoTolerance, list.entries.count < Typos.expansionThreshold,
-           try documentFrequency(db, word: word, prefix: true) < Typos.expansionThreshold {
+           try documentFrequency(db, word: word, prefix: true, deltas: try deltas()) < Typos.expansionThreshold {
             return nil
         }
         let statement = try db.cachedStatement(sql: """
@@ -494,11 +505,16 @@ extension IndexStore {
         return best
     }
 
-    static func documentFrequency(_ db: Database, word: String, prefix: Bool) throws -> Int {
+    /// The number of live items holding `word` (with `prefix`, the sum over the terms it starts). Without
+    /// `deltas` (`FrequencyDeltas`), the stored figure: never below the true one, and above it by what small
+    /// writes' decrements still wait (`PendingFrequencies`), good for estimates.
+    static func documentFrequency(_ db: Database, word: String, prefix: Bool, deltas: FrequencyDeltas = .empty) throws -> Int {
         if prefix {
-            return try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(df), 0) FROM term WHERE text >= ? AND text < ?"),
-                                    arguments: [word, word + "\u{10FFFF}"]) ?? 0
+            let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(df), 0) FROM term WHERE text >= ? AND text < ?"),
+                                          arguments: [word, word + "\u{10FFFF}"]) ?? 0
+            return max(0, stored - deltas.decrement(ofPrefix: word))
         }
-        return try Int.fetchOne(db.cachedStatement(sql: "SELECT df FROM term WHERE text = ?"), arguments: [word]) ?? 0
+        let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT df FROM term WHERE text = ?"), arguments: [word]) ?? 0
+        return deltas.adjusted(stored, of: word)
     }
 }

@@ -33,7 +33,10 @@ package enum Typos {
     /// Every term with the word's first letter is checked (the length condition is in SQL), so the loop reads the
     /// text through SQLite's C API and compares scalars in reused buffers: at a million items a common first letter
     /// has 70,000 terms.
-    static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int) throws
+    /// With `deltas`, the frequencies are the true ones (`FrequencyDeltas`) and terms only deleted items held are
+    /// left out; without, they are the stored ones (never below the true ones: a term no live item holds may be
+    /// among them, and matches nothing).
+    static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int, deltas: FrequencyDeltas = .empty) throws
         -> [(id: Int64, text: String, df: Int)]
     {
         guard let first = word.unicodeScalars.first else { return [] }
@@ -74,6 +77,9 @@ package enum Typos {
                     matches.append((id, text, try row.stored(2)))
                 }
             }
+        }
+        if !deltas.isEmpty {
+            for i in matches.indices { matches[i].df = deltas.adjusted(matches[i].df, of: matches[i].text) }
         }
         return matches.filter { $0.df > 0 }
     }

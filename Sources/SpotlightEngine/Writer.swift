@@ -10,7 +10,7 @@ import Synchronization
 /// (`SegmentMerger.writeSegment`), or several for a batch too large to hold (`SegmentMerger.flushThreshold`).
 /// A deleted item's postings stay in their segment, dead, until a merge drops them. Document frequencies are updated
 /// once per transaction, and so are the prefix lists (`PrefixLists`) by a larger write; a small one leaves its
-/// items' list changes pending (`PendingPrefixes`).
+/// items' list changes pending (`PendingPrefixes`), and its frequency decrements (`PendingFrequencies`).
 struct Writer {
     let db: Database
     let store: IndexStore
@@ -118,7 +118,7 @@ struct Writer {
             dfDelta.removeAll()
             try db.execute(sql: """
                 DELETE FROM postings; DELETE FROM segment; DELETE FROM segmentDead; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
-                DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM prefixPending;
+                DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM prefixPending; DELETE FROM dfPending;
                 UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)
@@ -143,10 +143,21 @@ struct Writer {
     mutating func finish() throws {
         try flushSegment()
         try writeRecordBlocks(final: true)
+        // A small write leaves its decrements pending, one row for all of them (`PendingFrequencies`): each would
+        // otherwise write a page of the vocabulary. Increments are written at once (a stored frequency is never
+        // below the true one).
+        var decrementsWait = !updatesLists && dfDelta.values.contains(where: { $0 < 0 })
+        if decrementsWait { decrementsWait = try PendingFrequencies.count(db) < PendingFrequencies.limit }
+        var decrements: [(term: String, count: Int)] = []
         let update = try db.cachedStatement(sql: "UPDATE term SET df = max(0, df + ?) WHERE text = ?")
         for (term, delta) in dfDelta where delta != 0 {
-            try update.execute(arguments: [delta, term])
+            if delta < 0, decrementsWait {
+                decrements.append((term, -delta))
+            } else {
+                try update.execute(arguments: [delta, term])
+            }
         }
+        try PendingFrequencies.record(decrements, db: db)
         dfDelta.removeAll()
         if !updatesLists, !pendingChanges.isEmpty,
            try PendingPrefixes.count(db) + pendingChanges.count > PendingPrefixes.limit {

@@ -188,7 +188,7 @@ final class PendingPrefixesTests: XCTestCase {
         let terms: [String: UInt8] = ["python": 0b0001, "ñandú": 0b0110, "日本語": 0b1000, "\u{1}own": 0b0001, "meta": 0b1_0000]
         let encoded = PendingPrefixes.encode(terms)
         // (The index's own terms and metadata-only terms make no list entries.)
-        XCTAssertEqual(PendingPrefixes.decodeTerms(UnsafeRawBufferPointer(start: encoded, count: encoded.count)),
+        XCTAssertEqual(encoded.withUnsafeBytes { PendingPrefixes.decodeTerms($0) },
                        ["python": 0b0001, "ñandú": 0b0010, "日本語": 0b1000])
         for cut in 0..<encoded.count {
             let prefix = Array(encoded.prefix(cut))

@@ -80,7 +80,13 @@ final class TyposTests: XCTestCase {
         let prefixed = try store.read { try Typos.neighbours($0, of: "seraal", prefix: true, budget: 1) }
         XCTAssertEqual(Set(prefixed.map(\.text)), ["serial", "serialize"])
         try store.apply([.delete(identifiers: ["a"])], now: now)
-        let after = try store.read { try Typos.neighbours($0, of: "seriaaize", prefix: false, budget: 1) }
+        let after = try store.read { db in
+            try Typos.neighbours(db, of: "seriaaize", prefix: false, budget: 1, deltas: try store.frequencyDeltasCache.deltas(db))
+        }
         XCTAssertEqual(after.map(\.text), [], "the term is still in the vocabulary, but no item has it")
+        // Once the delete's pending decrement is written (`PendingFrequencies`), without the deltas too.
+        try store.performMaintenance()
+        let applied = try store.read { try Typos.neighbours($0, of: "seriaaize", prefix: false, budget: 1) }
+        XCTAssertEqual(applied.map(\.text), [], "the term is still in the vocabulary, but no item has it")
     }
 }
