@@ -107,6 +107,9 @@ package final class IndexStore: Sendable {
     let walLost = Atomic<Bool>(false)
     /// How many write transactions this object has run (tests: a read must never start one).
     let writeTransactions = Atomic<Int>(0)
+    /// Whether the writer connection may be left at `synchronous = NORMAL` by a maintenance transaction
+    /// (`writeTransaction(durable:)`); used only on the writer's queue.
+    let syncRelaxed = Atomic<Bool>(false)
     /// Whether the store's WAL was deleted while it was open; a new `IndexStore` must replace this one.
     package var needsReopening: Bool { walLost.load(ordering: .relaxed) }
 

@@ -152,14 +152,14 @@ extension IndexStore {
                 guard let run = SegmentMerger.nextMerge(try SegmentMerger.segments(db)) else { return nil }
                 return try SegmentMerger.prepare(db, run)
             }) else { break }
-            let merged = try mapped { try writeTransaction { try SegmentMerger.commit($0, prepared) } }
+            let merged = try mapped { try writeTransaction(durable: false) { try SegmentMerger.commit($0, prepared) } }
             guard merged else { break }
             merges += 1
         }
         // Blocks of records mostly deleted give their live records back to their rows (`RecordBlocks`).
         while !closed.withLock({ $0 }),
               try read({ try Int.fetchOne($0.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM recordBlock WHERE \(RecordBlocks.sparseCondition))")) ?? 0 }) > 0 {
-            _ = try mapped { try writeTransaction { db in try RecordBlocks.compactSparse(db, dictionary: try RecordDictionary.current(in: db)) } }
+            _ = try mapped { try writeTransaction(durable: false) { db in try RecordBlocks.compactSparse(db, dictionary: try RecordDictionary.current(in: db)) } }
         }
         // A store that grew by small writes (or that an earlier format filled) gets its record dictionary.
         try compressRecordsWithDictionary()
@@ -207,7 +207,7 @@ extension IndexStore {
                 return (try Self.itemsState(db), entries, complete)
             }) else { continue }
             try mapped {
-                try writeTransaction { db in
+                try writeTransaction(durable: false) { db in
                     guard try Self.itemsState(db) == built.state else {
                         // Items changed meanwhile: built again by a later run.
                         maintenance.notes.withLock { notes in
@@ -232,7 +232,7 @@ extension IndexStore {
     func catchUpPrefixLists() throws {
         while !closed.withLock({ $0 }) {
             let more = try mapped {
-                try writeTransaction { db -> Bool in
+                try writeTransaction(durable: false) { db -> Bool in
                     let started = DispatchTime.now().uptimeNanoseconds
                     let hot = try PrefixLists.hotPrefixes(db)
                     let now = Date()
@@ -255,7 +255,7 @@ extension IndexStore {
     func applyPendingFrequencies() throws {
         while !closed.withLock({ $0 }) {
             let more = try mapped {
-                try writeTransaction { db -> Bool in
+                try writeTransaction(durable: false) { db -> Bool in
                     let started = DispatchTime.now().uptimeNanoseconds
                     repeat {
                         guard try PendingFrequencies.apply(db, limit: PendingFrequencies.catchUpChunk) > 0 else { return false }
@@ -345,7 +345,7 @@ extension IndexStore {
             if changed.isEmpty && stored { continue }
             do {
                 try mapped {
-                    try writeTransaction { db in
+                    try writeTransaction(durable: false) { db in
                         try RecordDictionary.ensureStored(dictionary, db)
                         let statement = try db.cachedStatement(sql: update)
                         for row in changed { try statement.execute(arguments: [row.new, row.id, row.old]) }

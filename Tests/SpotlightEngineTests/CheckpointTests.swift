@@ -61,6 +61,11 @@ final class CheckpointTests: XCTestCase {
             try store.apply(randomItems(3, named: "d").map { .upsert($0) })
             XCTAssertEqual(try store.pool.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") }, 2, "FULL")
             XCTAssertEqual(try store.pool.write { try String.fetchOne($0, sql: "PRAGMA journal_mode") }, "wal")
+            // The maintenance's own transactions are not synced (`writeTransaction(durable:)`); the next write is.
+            try store.apply([.delete(identifiers: ["d0"])])
+            try store.performMaintenance()
+            XCTAssertFalse(store.syncRelaxed.load(ordering: .relaxed))
+            XCTAssertEqual(try store.pool.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") }, 2, "FULL after maintenance")
             try store.close()
         }
     }
