@@ -214,12 +214,20 @@ enum PrefixLists {
     /// The most the name parts of the score (`NameMatch`) add for a one-word query `prefix` whose best match in
     /// the item has `points`: nothing unless that match is in the name (only name matches reach 7.2); then the
     /// name's length part, the name-start part when the name's first word begins with the prefix (`startsName`;
-    /// scalar by scalar, which every prefix match by `String.hasPrefix` also is), and the exact-name part when the
-    /// name's words joined are the prefix (`isName`).
+    /// scalar by scalar, which every prefix match by `String.hasPrefix` also is) and matches it at least as well as
+    /// the best match does (`NameMatch.firstWordMatches`: when the prefix is a whole word of the name, an exact
+    /// match, the first word must be the prefix itself, `firstIsPrefix`), and the exact-name part when the name's
+    /// words joined are the prefix (`isName`).
+    ///
+    /// (Without the second condition, `golang-go` was keyed 0.25 above its score for `go`, as were 241 of the 256
+    /// entries of Debian's `go` list: the list could never settle its top 20, and every search for `go` read the
+    /// whole list and then ranked every match, 12–67 ms.)
     @inline(__always)
-    static func namePoints(_ points: Double, name: NameSignals, isName: Bool, startsName: Bool) -> Double {
+    static func namePoints(_ points: Double, name: NameSignals, isName: Bool, startsName: Bool, firstIsPrefix: Bool) -> Double {
         guard name.words > 0, points >= Ranking.tierWeights[0] * Ranking.kindFactor(.prefix) - 1e-9 else { return 0 }
-        return (startsName ? Ranking.nameStartPoints : 0) + Ranking.nameLengthPoints(words: name.words)
+        let exact = points >= Ranking.tierWeights[0] * Ranking.kindFactor(.exact) - 1e-9
+        let starts = startsName && (firstIsPrefix || !exact)
+        return (starts ? Ranking.nameStartPoints : 0) + Ranking.nameLengthPoints(words: name.words)
             + (isName ? Ranking.exactNamePoints : 0)
     }
 
@@ -229,7 +237,8 @@ enum PrefixLists {
     static func key(points: Double, prefix: String, prefixHash: UInt64, name: NameSignals, hint: Double?,
                     lastUsed: Double?, now: Date) -> Double {
         points + namePoints(points, name: name, isName: name.key == prefixHash,
-                            startsName: name.first.unicodeScalars.starts(with: prefix.unicodeScalars))
+                            startsName: name.first.unicodeScalars.starts(with: prefix.unicodeScalars),
+                            firstIsPrefix: name.first == prefix)
             + Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
     }
 
@@ -307,19 +316,23 @@ enum PrefixLists {
         var nameKey: UInt64? = nil
         if let text = name.keyText, text.unicodeScalars.count <= eagerPrefixLength { nameKey = shortKeys(text).last }
         let firstKeys = shortKeys(name.first)
+        // The first word's own key, when it is short enough to be one.
+        let firstKey = name.first.unicodeScalars.count <= eagerPrefixLength ? firstKeys.last : nil
         // Signals read back from an item's row have no key text, only its hash (`PendingPrefixes`): a prefix is
         // then the name when it hashes to it (a collision only raises a key, which stays an upper bound).
         let nameFloor = Ranking.tierWeights[0] * Ranking.kindFactor(.prefix) - 1e-9
         for (key, points) in result.short {
             let isName = name.keyText != nil ? key == nameKey
                 : points >= nameFloor && NameSignals.hash(shortPrefix(key)) == name.key
-            let extra = namePoints(points, name: name, isName: isName, startsName: firstKeys.contains(key))
+            let extra = namePoints(points, name: name, isName: isName, startsName: firstKeys.contains(key),
+                                   firstIsPrefix: key == firstKey)
             if extra > 0 { result.short[key] = points + extra }
         }
         for (key, points) in result.long {
             let isName = name.keyText.map { key == $0 } ?? (NameSignals.hash(key) == name.key)
             let extra = namePoints(points, name: name, isName: isName,
-                                   startsName: name.first.unicodeScalars.starts(with: key.unicodeScalars))
+                                   startsName: name.first.unicodeScalars.starts(with: key.unicodeScalars),
+                                   firstIsPrefix: name.first == key)
             if extra > 0 { result.long[key] = points + extra }
         }
         return result

@@ -439,6 +439,30 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(try search("modu"), first)
     }
 
+    /// `golang-go-…` matches `go` exactly in its name, and its first word only begins with `go`: its score has no
+    /// name-start part (`NameMatch.firstWordMatches`), and neither may its key, or a list of 256 such items keyed
+    /// above their scores can never settle its top 20 (Debian's `go`: every search read the whole list and then
+    /// ranked every match).
+    func testAWholeNameWordKeysNoNameStartWhenTheFirstWordOnlyBeginsWithIt() throws {
+        var operations: [IndexOperation] = (0..<300).map { .upsert(item(String(format: "golang-go-%03d", $0), title: String(format: "golang-go-%03d", $0))) }
+        operations += (0..<5).map { .upsert(item("go-thing-\($0)", title: "go-thing-\($0)")) }
+        operations += (0..<5).map { .upsert(item("gopher-\($0)", title: "gopher \($0)")) }
+        try store.apply(operations, now: now)
+        let list = try XCTUnwrap(store.read { try PrefixLists.list("go", db: $0) })
+        XCTAssertFalse(list.complete)
+        var fast = TextSearchOptions(limit: 20)
+        fast.now = now
+        var slow = fast
+        slow.usePrefixLists = false
+        let expected = try store.search("go", options: slow)
+        XCTAssertEqual(expected.prefix(5).map(\.item.uniqueIdentifier), (0..<5).map { "go-thing-\($0)" })
+        let golang = try XCTUnwrap(expected.first { $0.item.uniqueIdentifier.hasPrefix("golang") })
+        XCTAssertEqual(golang.explanation.nameStartPoints, 0, "its first word only begins with the word")
+        let fallbacks = PrefixLists.fallbacks.value
+        XCTAssertEqual(try store.search("go", options: fast).map(\.item.uniqueIdentifier), expected.map(\.item.uniqueIdentifier))
+        XCTAssertEqual(PrefixLists.fallbacks.value, fallbacks, "the list settled its top 20")
+    }
+
     func testPrefixListsBreakTiesByIdentifierLikeTheRanking() throws {
         // 300 items with the same key for "a" (exact name word, no hint): ties are ordered by identifier.
         try store.apply((0..<300).reversed().map { .upsert(item(String(format: "pypi:odoo14-addon-l10n-%03d", $0), title: "a thing \($0)")) },
