@@ -194,8 +194,13 @@ final class FrequencyDeltasCache: Sendable {
     /// The deltas as of the snapshot `db` reads.
     func deltas(_ db: Database) throws -> FrequencyDeltas {
         guard let range = try PendingFrequencies.range(db) else { return .empty }
-        var deltas = cached.withLock { $0 } ?? .empty
-        if deltas.first == range.first, deltas.last == range.last { return deltas }
+        if let deltas = cached.withLock({ $0 }), deltas.first == range.first, deltas.last == range.last { return deltas }
+        // Taken out of the cache while it is brought up to date, so that it is changed in place rather than copied
+        // whole (a reader meanwhile reads its rows afresh).
+        var deltas = cached.withLock { cached -> FrequencyDeltas? in
+            defer { cached = nil }
+            return cached
+        } ?? .empty
         // Rows are immutable and their numbers never reused: rows applied since are dropped, newer ones read.
         // A snapshot older than the cache's (another reader's) reads its rows afresh.
         if let last = deltas.last, last <= range.last, let first = deltas.first, first <= range.first {

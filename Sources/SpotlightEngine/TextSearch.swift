@@ -222,8 +222,7 @@ extension IndexStore {
             if listMayAnswer, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
                let hits = try Self.searchShortPrefix(db, words[0], options: options, accepted: filterIDs ?? accepted,
-                                                     pending: { try self.pendingItems(db) },
-                                                     deltas: { try self.frequencyDeltasCache.deltas(db) }, staleList: &staleList) {
+                                                     pending: { try self.pendingItems(db) }, deltas: deltas, staleList: &staleList) {
                 return hits
             }
             if staleList { hotPrefix = words[0] }

@@ -329,10 +329,12 @@ extension IndexStore {
         try pool.writeWithoutTransaction { db in
             // (SQLite changes the setting only outside a transaction.) A durable write finds FULL again even if
             // setting it back failed.
-            if !durable || syncRelaxed.load(ordering: .relaxed) {
+            if !durable {
                 syncRelaxed.store(true, ordering: .relaxed)
-                try db.execute(sql: durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-                if durable { syncRelaxed.store(false, ordering: .relaxed) }
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            } else if syncRelaxed.load(ordering: .relaxed) {
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                syncRelaxed.store(false, ordering: .relaxed)
             }
             defer {
                 if !durable, (try? db.execute(sql: "PRAGMA synchronous = FULL")) != nil { syncRelaxed.store(false, ordering: .relaxed) }
