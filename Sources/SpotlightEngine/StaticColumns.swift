@@ -28,7 +28,26 @@ final class SegmentColumns: Sendable {
 
     /// Reads the columns of `firstItem...lastItem`, copying what `known` (columns of other segments, such as the
     /// ones a merge just replaced) already holds and reading only the rest from the item rows.
-    init(_ db: Database, firstItem: Int64, lastItem: Int64, known: [SegmentColumns] = []) throws {
+    convenience init(_ db: Database, firstItem: Int64, lastItem: Int64, known: [SegmentColumns] = []) throws {
+        let statement = try Self.rowsStatement(db)
+        try self.init(firstItem: firstItem, lastItem: lastItem, known: known) { range, row in
+            try IndexStore.forEachRawRow(db, statement, [range.lowerBound, range.upperBound], row)
+        }
+    }
+
+    /// The item rows of an id range, in the order `init(firstItem:lastItem:known:rows:)` reads their columns.
+    static func rowsStatement(_ db: Database) throws -> Statement {
+        try db.cachedStatement(sql: """
+            SELECT id, hint, lastUsed, uid, nameWords, nameFirst, nameKey, initials FROM item WHERE id BETWEEN ? AND ?
+            """)
+    }
+
+    /// Reads the columns of `firstItem...lastItem` as `init(_:firstItem:lastItem:known:)` does, the item rows of
+    /// each id range that `known` does not cover coming from `rows` (`rowsStatement`'s rows, in any number of
+    /// read transactions: a segment's item rows are only ever deleted, so reading its range in parts names each
+    /// item that exists as of its part).
+    init(firstItem: Int64, lastItem: Int64, known: [SegmentColumns] = [],
+         rows: (ClosedRange<Int64>, (OpaquePointer) throws -> Void) throws -> Void) throws {
         self.firstItem = firstItem
         let count = Int(max(0, lastItem - firstItem + 1))
         var present = [Bool](repeating: false, count: count)
@@ -65,11 +84,8 @@ final class SegmentColumns: Sendable {
             next = max(next, range.upperBound + 1)
         }
         if next <= lastItem { gaps.append(next...lastItem) }
-        let statement = try db.cachedStatement(sql: """
-            SELECT id, hint, lastUsed, uid, nameWords, nameFirst, nameKey, initials FROM item WHERE id BETWEEN ? AND ?
-            """)
         for gap in gaps {
-            try IndexStore.forEachRawRow(db, statement, [gap.lowerBound, gap.upperBound]) { h in
+            try rows(gap) { h in
                 let i = Int(sqlite3_column_int64(h, 0) - firstItem)
                 guard i >= 0, i < count else { return }
                 present[i] = true
@@ -238,6 +254,9 @@ final class ColumnCache: Sendable {
     private let queue = DispatchQueue(label: "OpenSpotlight.ColumnCache", qos: .utility)
     /// Segments spanning at most this many ids are read by the search itself.
     static let inlineSpan: Int64 = 4_096
+    /// How many ids of a large segment a background read takes in one read transaction (~20 ms; tests lower it),
+    /// and how many such parts this cache has read (diagnostics, tests).
+    let partSpan = Atomic<Int64>(16_384), partsRead = Atomic<Int>(0)
 
     /// The columns of the segments `db` sees that are ready; reads small missing ones now and schedules the
     /// large ones (through `store`'s own reads).
@@ -303,12 +322,26 @@ final class ColumnCache: Sendable {
                 // Closing the store stops the builds and waits for the one in progress (`stop`).
                 guard !self.stopped.load(ordering: .acquiring) else { return }
                 let cached = self.cache.withLock { $0 }
-                guard let column = try? store.read({ db -> SegmentColumns? in
-                    // Still there? (A merge may have replaced it meanwhile.)
-                    guard try Int.fetchOne(db, sql: "SELECT 1 FROM segment WHERE id = ?", arguments: [segment.id]) != nil else { return nil }
-                    return try SegmentColumns(db, firstItem: segment.first, lastItem: segment.last,
-                                              known: self.known(segment.first, segment.last, cached))
-                }) ?? nil else { continue }
+                // Read a part at a time, each part in a read transaction of its own: one transaction over a large
+                // segment (PyPI's 640,000 items: 0.7–0.9 s) kept every checkpoint from copying the frames
+                // committed after it began, so the WAL of the writes meanwhile grew past its bound and the commits
+                // had to checkpoint. The segment is looked for in each part (a merge may have replaced it).
+                guard let column = try? SegmentColumns(firstItem: segment.first, lastItem: segment.last,
+                                                       known: self.known(segment.first, segment.last, cached), rows: { range, row in
+                    var low = range.lowerBound
+                    while low <= range.upperBound {
+                        guard !self.stopped.load(ordering: .acquiring) else { throw CancellationError() }
+                        let high = min(range.upperBound, low + max(1, self.partSpan.load(ordering: .relaxed)) - 1)
+                        try store.read { db in
+                            guard try Int.fetchOne(db, sql: "SELECT 1 FROM segment WHERE id = ?", arguments: [segment.id]) != nil else {
+                                throw CancellationError()
+                            }
+                            try IndexStore.forEachRawRow(db, try SegmentColumns.rowsStatement(db), [low, high], row)
+                        }
+                        self.partsRead.add(1, ordering: .relaxed)
+                        low = high + 1
+                    }
+                }) else { continue }
                 self.cache.withLock { $0[segment.id] = column }
             }
         }

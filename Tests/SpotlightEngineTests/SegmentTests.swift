@@ -317,6 +317,44 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(try search("column 7", limit: 30, lists: false).count, 30)
     }
 
+    /// A large segment's columns are read in the background a part at a time, each part a read transaction of its
+    /// own (one over PyPI's 640,000-item segment kept every checkpoint from copying the writes committed meanwhile
+    /// for most of a second), and come out as one read in a single snapshot gives them (deleted items absent).
+    func testColumnsOfALargeSegmentAreReadInPartsAndEqualOneRead() throws {
+        try store.apply((0..<6_000).map { .upsert(item("p\($0)", title: "part \($0 % 50)", text: "row \($0)", hint: Double($0 % 101))) },
+                        now: now)
+        store.columnCache.partSpan.store(500, ordering: .relaxed)
+        try store.apply([.delete(identifiers: ["p17", "p4321"])], now: now)
+        _ = try search("part", limit: 10, lists: false)
+        store.columnCache.waitForBuilds()
+        XCTAssertGreaterThanOrEqual(store.columnCache.partsRead.load(ordering: .relaxed), 12, "6,000 ids in parts of 500")
+        let (cached, whole) = try store.read { db -> (StaticColumns, [SegmentColumns]) in
+            let cached = try store.columnCache.columns(db, store: store)
+            let whole = try Row.fetchAll(db, sql: "SELECT firstItem, lastItem FROM segment ORDER BY firstItem").map {
+                try SegmentColumns(db, firstItem: $0[0], lastItem: $0[1])
+            }
+            return (cached, whole)
+        }
+        XCTAssertTrue(cached.complete)
+        var compared = 0
+        for column in whole {
+            for id in column.firstItem...column.lastItem {
+                let i = Int(id - column.firstItem)
+                guard let (hint, lastUsed, other, j) = cached.signals(id) else {
+                    XCTAssertFalse(column.present[i], "item \(id) is in the rows but not in the columns")
+                    continue
+                }
+                XCTAssertTrue(column.present[i], "item \(id) is in the columns but not in the rows")
+                XCTAssertEqual(hint, column.hint[i].isNaN ? nil : column.hint[i], "item \(id)")
+                XCTAssertEqual(lastUsed, column.lastUsed[i].isNaN ? nil : column.lastUsed[i], "item \(id)")
+                XCTAssertEqual(other.uid(at: j), column.uid(at: i))
+                XCTAssertEqual(other.nameKey[j], column.nameKey[i])
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThan(compared, 5_990)
+    }
+
     func testChurnDropsDeadPostingsAndKeepsDiskBounded() throws {
         let batch = (0..<500).map { item("i\($0)", title: "title \($0) words", text: String(repeating: "lorem ipsum dolor \($0) ", count: 5)) }
         try store.apply(batch.map { .upsert($0) }, now: now)
