@@ -386,15 +386,25 @@ enum PrefixLists {
     }
 
     /// Writes a list built by `refill`.
+    ///
+    /// A list that exists is updated in place (an upsert keeps its rowid): `INSERT OR REPLACE` deleted the row and
+    /// appended it again under a new rowid, so every list changed left a hole in the page it was on, which only
+    /// rows of that page could fill (Debian's lists had 23 % of their leaf pages unused after a bulk load), and it
+    /// rewrote the prefix index's entry too.
+    static let upsertSQL = """
+        INSERT INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)
+        ON CONFLICT(prefix) DO UPDATE SET complete = excluded.complete, entries = excluded.entries
+        """
+
     static func store(_ prefix: String, entries: [Entry], complete: Bool, db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)",
+        try db.execute(sql: upsertSQL,
                        arguments: [prefix, complete, encode(entries)])
     }
 
     static func apply(_ changes: Changes, db: Database, now: Date = Date()) throws {
         guard !changes.isEmpty else { return }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
-        let write = try db.cachedStatement(sql: "INSERT OR REPLACE INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)")
+        let write = try db.cachedStatement(sql: upsertSQL)
         // Sorted, so that pages of the prefix table are written in order.
         let changed = changes.byPrefix()
         for prefix in changed.keys.sorted() {

@@ -387,6 +387,26 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(try search("prnit").count, 0)
     }
 
+    /// A list that changes is updated in place: its row keeps its rowid (an `INSERT OR REPLACE` appended it again
+    /// under a new one, leaving a hole in its old page that only that page's rows could fill), and its content is
+    /// the new one.
+    func testAChangedListKeepsItsRow() throws {
+        try store.apply((0..<30).map { .upsert(item("k\($0)", title: "kettle \($0)")) }, now: now)
+        try store.pool.write { try PrefixLists.create("ke", db: $0) }
+        func row() throws -> (rowid: Int64, count: Int) {
+            let rowid = try XCTUnwrap(store.read { try Int64.fetchOne($0, sql: "SELECT rowid FROM prefixTop WHERE prefix = 'ke'") })
+            return (rowid, try XCTUnwrap(store.read { try PrefixLists.list("ke", db: $0) }).entries.count)
+        }
+        let before = try row()
+        XCTAssertEqual(before.count, 30)
+        try store.apply((30..<35).map { .upsert(item("k\($0)", title: "kettle \($0)")) }, now: now)
+        try store.performMaintenance()
+        try store.pool.write { try PrefixLists.create("ke", db: $0, replacing: true) }
+        let after = try row()
+        XCTAssertEqual(after.count, 35)
+        XCTAssertEqual(after.rowid, before.rowid, "updated in place")
+    }
+
     /// A two-letter prefix under a filter that keeps a third of the items is answered from its list (256 entries:
     /// with 64, about 19 of them passed, too few for a page, and every match was ranked), with the hits ranking
     /// every match gives.
