@@ -194,13 +194,15 @@ final class FrequencyDeltasCache: Sendable {
     /// The deltas as of the snapshot `db` reads.
     func deltas(_ db: Database) throws -> FrequencyDeltas {
         guard let range = try PendingFrequencies.range(db) else { return .empty }
-        if let deltas = cached.withLock({ $0 }), deltas.first == range.first, deltas.last == range.last { return deltas }
-        // Taken out of the cache while it is brought up to date, so that it is changed in place rather than copied
-        // whole (a reader meanwhile reads its rows afresh).
-        var deltas = cached.withLock { cached -> FrequencyDeltas? in
+        // Up to date: returned as it is. Else taken out of the cache while it is brought up to date, so that it is
+        // changed in place rather than copied whole (a reader meanwhile reads its rows afresh).
+        let (taken, current) = cached.withLock { cached -> (FrequencyDeltas?, Bool) in
+            if let deltas = cached, deltas.first == range.first, deltas.last == range.last { return (deltas, true) }
             defer { cached = nil }
-            return cached
-        } ?? .empty
+            return (cached, false)
+        }
+        if current, let taken { return taken }
+        var deltas = taken ?? .empty
         // Rows are immutable and their numbers never reused: rows applied since are dropped, newer ones read.
         // A snapshot older than the cache's (another reader's) reads its rows afresh.
         if let last = deltas.last, last <= range.last, let first = deltas.first, first <= range.first {

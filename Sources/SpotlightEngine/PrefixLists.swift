@@ -389,7 +389,7 @@ enum PrefixLists {
     ///
     /// A list that exists is updated in place (an upsert keeps its rowid): `INSERT OR REPLACE` deleted the row and
     /// appended it again under a new rowid, so every list changed left a hole in the page it was on, which only
-    /// rows of that page could fill (Debian's lists had 23 % of their leaf pages unused after a bulk load), and it
+    /// rows of that page could fill (a quarter of the bytes of Debian's list pages unused after a bulk load), and it
     /// rewrote the prefix index's entry too.
     static let upsertSQL = """
         INSERT INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)

@@ -333,7 +333,8 @@ final class ColumnCache: Sendable {
                         guard !self.stopped.load(ordering: .acquiring) else { throw CancellationError() }
                         let high = min(range.upperBound, low + max(1, self.partSpan.load(ordering: .relaxed)) - 1)
                         try store.read { db in
-                            guard try Int.fetchOne(db, sql: "SELECT 1 FROM segment WHERE id = ?", arguments: [segment.id]) != nil else {
+                            guard try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM segment WHERE id = ?"),
+                                                   arguments: [segment.id]) != nil else {
                                 throw CancellationError()
                             }
                             try IndexStore.forEachRawRow(db, try SegmentColumns.rowsStatement(db), [low, high], row)
