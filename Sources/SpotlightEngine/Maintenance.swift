@@ -21,7 +21,7 @@ final class MaintenanceScheduler: Sendable {
     let notes = Mutex(Notes())
     /// Whether a run is waiting on the queue, one that runs when its delay is up, and whether the store closed.
     private let state = Mutex<(scheduled: Bool, delayed: Bool, stopped: Bool)>((false, false, false))
-    private let queue = DispatchQueue(label: "OpenSpotlight.Maintenance", qos: .utility)
+    private let queue = BackgroundQueue(label: "OpenSpotlight.Maintenance")
     /// Runs scheduled and not finished (`wait`).
     private let runs = DispatchGroup()
 
@@ -56,14 +56,14 @@ final class MaintenanceScheduler: Sendable {
 
     /// Waits for the run in progress, if any.
     func waitForRunInProgress() {
-        queue.sync {}
+        queue.sync()
     }
 
     /// Stops scheduling (the store is closing) and waits for a run in progress (a delayed run still waiting does
     /// nothing when its time comes).
     func stop() {
         state.withLock { $0.stopped = true }
-        queue.sync {}
+        queue.sync()
     }
 
 }

@@ -251,7 +251,7 @@ final class ColumnCache: Sendable {
     private let cache = Mutex<[Int64: SegmentColumns]>([:])
     private let building = Mutex<Set<Int64>>([])
     private let stopped = Atomic<Bool>(false)
-    private let queue = DispatchQueue(label: "OpenSpotlight.ColumnCache", qos: .utility)
+    private let queue = BackgroundQueue(label: "OpenSpotlight.ColumnCache")
     /// Segments spanning at most this many ids are read by the search itself.
     static let inlineSpan: Int64 = 4_096
     /// How many ids of a large segment a background read takes in one read transaction (~20 ms; tests lower it),
@@ -351,11 +351,11 @@ final class ColumnCache: Sendable {
     /// Stops reading columns in the background and waits for a read in progress (the store is closing).
     func stop() {
         stopped.store(true, ordering: .releasing)
-        queue.sync {}
+        queue.sync()
     }
 
     /// Waits for the columns being read in the background (tests, measurements).
     func waitForBuilds() {
-        queue.sync {}
+        queue.sync()
     }
 }

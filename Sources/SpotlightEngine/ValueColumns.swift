@@ -122,7 +122,7 @@ final class ValueColumnCache: Sendable {
     private let columns = Mutex<[Int64: ValueColumn]>([:])
     private let building = Mutex<Set<Int64>>([])
     private let stopped = Atomic<Bool>(false)
-    private let queue = DispatchQueue(label: "OpenSpotlight.ValueColumns", qos: .utility)
+    private let queue = BackgroundQueue(label: "OpenSpotlight.ValueColumns")
     /// Ids of items created since a column was read that a search decodes itself (about 10 µs each).
     static let catchUpLimit: Int64 = 1_024
 
@@ -170,11 +170,11 @@ final class ValueColumnCache: Sendable {
     /// Stops reading columns in the background and waits for a read in progress (the store is closing).
     func stop() {
         stopped.store(true, ordering: .releasing)
-        queue.sync {}
+        queue.sync()
     }
 
     /// Waits for the columns being read in the background (tests, measurements).
     func waitForBuilds() {
-        queue.sync {}
+        queue.sync()
     }
 }

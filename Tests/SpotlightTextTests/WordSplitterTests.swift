@@ -127,6 +127,21 @@ struct WordCharacterClassTableTests {
             #expect(WordCharacterClass(of: scalar) == WordCharacterClass(computing: scalar), "U+\(String(value, radix: 16))")
         }
     }
+
+    /// The codes generated into `WordCharacterClass+Table.swift` are what the scalars' Unicode properties give
+    /// today. Run with OPENSPOTLIGHT_REGENERATE_CLASS_TABLE=1 to write them again.
+    @Test func generatedCodesAreThePropertiesCodes() throws {
+        let computed = WordCharacterClass.computedTable()
+        #expect(computed.count == Int(WordCharacterClass.tableLimit))
+        if ProcessInfo.processInfo.environment["OPENSPOTLIGHT_REGENERATE_CLASS_TABLE"] != nil {
+            let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Sources/SpotlightText/WordCharacterClass+Table.swift")
+            try WordCharacterClass.tableSource(computed).write(to: sources, atomically: true, encoding: .utf8)
+        }
+        // (Not the table itself, which falls back to the computed codes when the generated ones are missing.)
+        #expect(WordCharacterClass.packedCodes.utf8.map { $0 &- UInt8(ascii: "0") } == computed,
+                "the generated codes differ from the Unicode properties: run the tests with OPENSPOTLIGHT_REGENERATE_CLASS_TABLE=1")
+    }
 }
 
 @Suite("WordSplitter.wordsAndRuns")
