@@ -99,6 +99,8 @@ open class CSUserQuery: CSSearchQuery, @unchecked Sendable {
         // cancel() (or a consumer that stopped iterating `responses`) stops the search inside SQLite.
         options.isCancelled = Self.cancellation(of: self, deadline: deadline)
         options.boosts = boosts
+        // Its results carry no explanation: the terms that prefix and typo matches matched are not looked for.
+        options.resolvesMatchedTerms = false
         if let filter {
             options.filter = { StoredItemMatcher.matches(filter, $0) }
             if case .candidates(let lookup)? = compiledFilter?.1 { options.filterLookup = lookup }

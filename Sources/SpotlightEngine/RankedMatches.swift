@@ -290,12 +290,12 @@ extension IndexStore {
     /// The explanation of a word's match `code` in `item`: the matched term is the item's best-matching term by the
     /// ranking's own definition (`forwardMatch`: most points, then the smallest text), found only for the hits a
     /// search returns.
-    static func wordExplanation(_ word: RankedWord, code: UInt8, terms: @autoclosure () -> [String: UInt8])
+    static func wordExplanation(_ word: RankedWord, code: UInt8, resolve: Bool = true, terms: @autoclosure () -> [String: UInt8])
         -> RankingExplanation.WordMatch
     {
         let kind = MatchCode.kind(code), tier = MatchCode.tier(code), points = MatchCode.points[Int(code)]
         var term = word.word
-        if kind != .exact,
+        if kind != .exact, resolve,
            let best = forwardMatch(word.word, prefix: word.prefix, terms: terms(), typos: word.typos), best.points == points {
             term = best.matchedTerm
         }
@@ -403,6 +403,10 @@ extension IndexStore {
             var index: Int
         }
         var pool: [Scored] = []
+        // The `limit` best scores in the pool: `limit` candidates beat a bound when the least of them does. (Counting
+        // the pool's scores above the bound after every level read was quadratic in the levels: a fifth of a search
+        // for `imple`, most of it copies of pool entries.)
+        var best = TopScores(count: options.limit > 0 ? options.limit : 0)
         // The items the filter's index lookup names, once known (given, or read after many rejections): the others
         // are rejected as they are read, before they are scored, so a filter that rejects most of the best matches
         // does not rank them again at every level.
@@ -412,6 +416,11 @@ extension IndexStore {
             SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ? AND expires > ?
             """)
         func read(_ positions: [Int]) throws {
+            // (At least doubled when it must grow: a level's appends grew it step by step, each step a copy of the
+            // pool; reserving just what a level needs copied it at every level.)
+            if pool.capacity < pool.count + positions.count {
+                pool.reserveCapacity(max(pool.count + positions.count, 2 * pool.capacity))
+            }
             for k in positions {
                 let id = id(k)
                 if let accepted, !accepted.contains(id) { continue }
@@ -430,6 +439,7 @@ extension IndexStore {
                     }
                     pool.append(Scored(k: k, id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, name: name, uid: uid,
                                        column: signals.column, index: signals.index))
+                    best.offer(score)
                     continue
                 }
                 try forEachRawRow(db, staticRow, [id, now]) { h in
@@ -445,6 +455,7 @@ extension IndexStore {
                     let score = points + name.exact + name.start + name.length + Ranking.hintPoints(hint)
                         + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
                     pool.append(Scored(k: k, id: id, score: score, hint: hint, lastUsed: lastUsed, name: name, uid: uid, column: nil, index: 0))
+                    best.offer(score)
                 }
             }
         }
@@ -513,6 +524,8 @@ extension IndexStore {
             if prunePool, let accepted {
                 // (Between rankings only: a ranking holds positions in the pool.)
                 pool.removeAll { !accepted.contains($0.id) }
+                best = TopScores(count: best.count)
+                for candidate in pool { best.offer(candidate.score) }
                 prunePool = false
             }
             if next < levels.count {
@@ -526,7 +539,7 @@ extension IndexStore {
             // The hits so far are final when `wanted` of them beat the bound (a tie might lose to a smaller
             // identifier not read yet); until enough candidates do, there is nothing to sort.
             let done = next >= levels.count
-            if done || (options.limit > 0 && pool.lazy.filter({ $0.score > bound }).count >= wanted) {
+            if done || (options.limit > 0 && best.allAbove(bound)) {
                 var hits: [SearchHit] = []
                 // A screenful at a time: when a filter rejects most of them, the next ranks are sorted too.
                 var first = options.limit > 0 ? max(wanted * 2, 64) : pool.count
@@ -553,8 +566,9 @@ extension IndexStore {
                         }
                         explanation.words = words.indices.compactMap { i in
                             let code = codes[i][candidate.k]
-                            return MatchCode.isMatch(code)
-                                ? Self.wordExplanation(words[i], code: code, terms: itemTerms(tier: MatchCode.tier(code))) : nil
+                            guard MatchCode.isMatch(code) else { return nil }
+                            return Self.wordExplanation(words[i], code: code, resolve: options.resolvesMatchedTerms,
+                                                        terms: itemTerms(tier: MatchCode.tier(code)))
                         }
                         explanation.setName(candidate.name)
                         explanation.rankingHintPoints = Ranking.hintPoints(candidate.hint)
@@ -568,5 +582,47 @@ extension IndexStore {
                 if hits.count >= wanted || done { return hits }
             }
         }
+    }
+}
+
+/// The `count` largest numbers offered so far, in a min-heap (`topHits`: whether `limit` candidates beat a bound).
+private struct TopScores {
+    let count: Int
+    private var heap: [Double] = []
+
+    init(count: Int) {
+        self.count = count
+        heap.reserveCapacity(count)
+    }
+
+    mutating func offer(_ score: Double) {
+        guard count > 0 else { return }
+        if heap.count < count {
+            heap.append(score)
+            var i = heap.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard heap[i] < heap[parent] else { break }
+                heap.swapAt(i, parent)
+                i = parent
+            }
+        } else if score > heap[0] {
+            heap[0] = score
+            var i = 0
+            while true {
+                let left = 2 * i + 1, right = left + 1
+                var least = i
+                if left < heap.count, heap[left] < heap[least] { least = left }
+                if right < heap.count, heap[right] < heap[least] { least = right }
+                if least == i { break }
+                heap.swapAt(i, least)
+                i = least
+            }
+        }
+    }
+
+    /// Whether `count` numbers offered are above `bound`.
+    func allAbove(_ bound: Double) -> Bool {
+        count > 0 && heap.count == count && heap[0] > bound
     }
 }

@@ -89,4 +89,39 @@ final class TyposTests: XCTestCase {
         let applied = try store.read { try Typos.neighbours($0, of: "seriaaize", prefix: false, budget: 1) }
         XCTAssertEqual(applied.map(\.text), [], "the term is still in the vocabulary, but no item has it")
     }
+
+    /// A search that does not resolve matched terms (`CSUserQuery`'s) returns the same hits in the same order with
+    /// the same scores and explanation points; only `matchedTerm` of prefix and typo matches is the typed word.
+    func testUnresolvedMatchedTermsChangeNothingButTheTerm() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("typos-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("t.sqlite"))
+        defer { try? store.close() }
+        let now = Date()
+        var operations: [IndexOperation] = []
+        for n in 0..<300 {
+            let description = n % 3 == 0 ? "a serializer for ports number \(n)" : "tools for seriel ports and serialize data \(n)"
+            operations.append(.upsert(StoredItem(uniqueIdentifier: "item\(n)", expirationDate: now.addingTimeInterval(3_600),
+                                                 attributes: ["title": .string(n % 7 == 0 ? "Serial \(n)" : "Package \(n)"),
+                                                              "contentDescription": .string(description)])))
+        }
+        try store.apply(operations, now: now)
+        for query in ["serial", "seria", "serail", "serial po", "ports serialise"] {
+            var resolved = TextSearchOptions(limit: 40)
+            resolved.now = now
+            var unresolved = resolved
+            unresolved.resolvesMatchedTerms = false
+            let a = try store.search(query, options: resolved), b = try store.search(query, options: unresolved)
+            XCTAssertFalse(a.isEmpty, query)
+            XCTAssertEqual(a.map(\.item.uniqueIdentifier), b.map(\.item.uniqueIdentifier), query)
+            XCTAssertEqual(a.map(\.score), b.map(\.score), query)
+            XCTAssertEqual(a.map { $0.explanation.words.map(\.points) }, b.map { $0.explanation.words.map(\.points) }, query)
+            for hit in b {
+                XCTAssertEqual(hit.explanation.words.map(\.matchedTerm), hit.explanation.words.map(\.queryWord), query)
+            }
+        }
+        // Resolved, a typo match names the term it matched.
+        let typo = try store.search("serail", options: TextSearchOptions(limit: 5))
+        XCTAssertTrue(typo.contains { $0.explanation.words.contains { $0.kind == .typo && $0.matchedTerm != "serail" } })
+    }
 }
