@@ -28,7 +28,8 @@ final class BackgroundQueue: Sendable {
         var thread: pthread_t? = nil
     }
 
-    /// For debugging (`label` of a `DispatchQueue`).
+    /// Names the thread (`label` of a `DispatchQueue`): what follows its last dot, at most 15 bytes (Linux's limit),
+    /// as debuggers and `ps -L` show it.
     let label: String
     private let state = Mutex(State())
     /// Signalled for each job queued while the thread runs.
@@ -81,6 +82,7 @@ final class BackgroundQueue: Sendable {
 
     private func run() {
         Self.lowerOwnPriority()
+        Thread.current.name = String(label.split(separator: ".").last ?? "").utf8Prefix(15)
         state.withLock { $0.thread = pthread_self() }
         while true {
             let job = state.withLock { state -> (@Sendable () -> Void)? in
@@ -108,11 +110,11 @@ final class BackgroundQueue: Sendable {
         #if os(Linux)
         // (The process's: its main thread's, whose id is the process id. A thread started by a lowered one
         // inherits its value; lowering from there again would go past what is meant.)
+        guard niceIncrement > 0 else { return }
         let which = __priority_which_t(PRIO_PROCESS.rawValue)
         errno = 0
         let process = getpriority(which, id_t(getpid()))
         let base = errno == 0 ? process : 0
-        guard niceIncrement > 0 else { return }
         _ = setpriority(which, 0, min(19, base + niceIncrement))
         #endif
     }
@@ -124,5 +126,17 @@ final class BackgroundQueue: Sendable {
         #else
         return 0
         #endif
+    }
+}
+
+private extension String {
+    /// The longest prefix of at most `count` UTF-8 bytes that ends on a scalar boundary.
+    func utf8Prefix(_ count: Int) -> String {
+        var result = ""
+        for scalar in unicodeScalars {
+            if result.utf8.count + String(scalar).utf8.count > count { break }
+            result.unicodeScalars.append(scalar)
+        }
+        return result
     }
 }

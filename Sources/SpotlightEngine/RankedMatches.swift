@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import HeapModule
 
 // The full-ranking path of `IndexStore.search` (every match of every word, then the top k), kept compact: a common
 // pair like "for t" reads ~2M postings, so nothing per posting may allocate or hash. Items are numbered densely
@@ -585,44 +586,27 @@ extension IndexStore {
     }
 }
 
-/// The `count` largest numbers offered so far, in a min-heap (`topHits`: whether `limit` candidates beat a bound).
+/// The `count` largest numbers offered so far (`topHits`: whether `limit` candidates beat a bound).
 private struct TopScores {
     let count: Int
-    private var heap: [Double] = []
+    private var heap = Heap<Double>()
 
     init(count: Int) {
         self.count = count
-        heap.reserveCapacity(count)
     }
 
     mutating func offer(_ score: Double) {
         guard count > 0 else { return }
         if heap.count < count {
-            heap.append(score)
-            var i = heap.count - 1
-            while i > 0 {
-                let parent = (i - 1) / 2
-                guard heap[i] < heap[parent] else { break }
-                heap.swapAt(i, parent)
-                i = parent
-            }
-        } else if score > heap[0] {
-            heap[0] = score
-            var i = 0
-            while true {
-                let left = 2 * i + 1, right = left + 1
-                var least = i
-                if left < heap.count, heap[left] < heap[least] { least = left }
-                if right < heap.count, heap[right] < heap[least] { least = right }
-                if least == i { break }
-                heap.swapAt(i, least)
-                i = least
-            }
+            heap.insert(score)
+        } else if let least = heap.min, score > least {
+            heap.replaceMin(with: score)
         }
     }
 
     /// Whether `count` numbers offered are above `bound`.
     func allAbove(_ bound: Double) -> Bool {
-        count > 0 && heap.count == count && heap[0] > bound
+        guard count > 0, heap.count == count, let least = heap.min else { return false }
+        return least > bound
     }
 }

@@ -25,13 +25,18 @@ final class BackgroundQueueTests: XCTestCase {
     }
 
     func testTheThreadRunsAtALowerPriorityThanTheProcess() {
-        let queue = BackgroundQueue(label: "test", idleSeconds: 0.2)
+        let queue = BackgroundQueue(label: "OpenSpotlight.Maintenance", idleSeconds: 0.2)
         let seen = Mutex<Int32>(0)
-        queue.async { seen.withLock { $0 = BackgroundQueue.ownNiceValue() } }
+        let name = Mutex<String>("")
+        queue.async {
+            seen.withLock { $0 = BackgroundQueue.ownNiceValue() }
+            name.withLock { $0 = String(contentsOfProcFile: "/proc/thread-self/comm") }
+        }
         queue.sync()
         let process = BackgroundQueue.ownNiceValue()
         #if os(Linux)
         XCTAssertEqual(seen.withLock { $0 }, min(19, process + BackgroundQueue.niceIncrement))
+        XCTAssertEqual(name.withLock { $0 }, "Maintenance", "the thread is named after the label's last part")
         #endif
         // The caller's own priority is untouched.
         XCTAssertEqual(BackgroundQueue.ownNiceValue(), process)
@@ -76,5 +81,11 @@ final class BackgroundQueueTests: XCTestCase {
             done.fulfill()
         }
         wait(for: [done], timeout: 5)
+    }
+}
+
+private extension String {
+    init(contentsOfProcFile path: String) {
+        self = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
     }
 }
