@@ -786,8 +786,27 @@ enum _UTTypeRegistry {
         system.map { ($0.identifier.lowercased(), $0) }, uniquingKeysWith: { first, _ in first }
     )
 
-    /// Types declared while the process runs, in declaration order.
+    /// Types declared while the process runs, in declaration order, and how many.
     private static let declared = Mutex<(byIdentifier: [String: _UTTypeDeclaration], order: [String])>(([:], []))
+
+    /// Conformance trees already computed (`UTType._conformanceTree`), by identifier as given (the tree starts with
+    /// it), valid while as many
+    /// types are declared (a declaration can give ancestors to a type that named it as a parent before). Indexing
+    /// computed the tree of every item's content type again: a quarter of converting PyPI's items.
+    private static let trees = Mutex<(declarations: Int, byIdentifier: [String: [String]])>((0, [:]))
+
+    static func conformanceTree(of identifier: String, compute: () -> [String]) -> [String] {
+        let key = identifier
+        let declarations = declared.withLock { $0.order.count }
+        if let tree = trees.withLock({ $0.declarations == declarations ? $0.byIdentifier[key] : nil }) { return tree }
+        let tree = compute()
+        trees.withLock { state in
+            // (A tree computed before a newer declaration is not kept.)
+            if state.declarations < declarations { state = (declarations, [:]) }
+            if state.declarations == declarations { state.byIdentifier[key] = tree }
+        }
+        return tree
+    }
 
     static func declaration(for identifier: String) -> _UTTypeDeclaration? {
         let key = identifier.lowercased()
@@ -842,6 +861,14 @@ extension UTType {
     /// `public.content`, `public.data`, `public.item`. This is the value `init(contentType:)` stores in
     /// `contentTypeTree`.
     package var _conformanceTree: [String] {
+        #if canImport(Darwin)
+        return computedConformanceTree
+        #else
+        return _UTTypeRegistry.conformanceTree(of: identifier) { computedConformanceTree }
+        #endif
+    }
+
+    private var computedConformanceTree: [String] {
         let ancestors = supertypes.filter { $0 != self }
             .map { (identifier: $0.identifier, depth: $0.supertypes.count) }
             .sorted { $0.depth != $1.depth ? $0.depth > $1.depth : $0.identifier < $1.identifier }

@@ -46,6 +46,8 @@ extension AttributeValue {
     /// How deeply arrays nest in this value, counted without recursion (a hostile value may nest deeper than the
     /// stack allows) and without looking further than one level past `limit`.
     package func nestingDepth(upTo limit: Int = AttributeValue.maximumNestingDepth) -> Int {
+        // (Most values are not arrays: no work list for them. Validating a bulk load's values allocated one each.)
+        guard case .array = self else { return 0 }
         var deepest = 0
         var pending: [(AttributeValue, Int)] = [(self, 0)]
         while let (value, depth) = pending.popLast() {

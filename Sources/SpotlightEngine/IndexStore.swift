@@ -683,7 +683,7 @@ package final class IndexStore: Sendable {
             ? ((try? read { try PrefixLists.hotPrefixes($0) }) ?? []) : []
         let window = PreparedUpsert.window
         var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, window), hot: hot,
-                                              dictionary: dictionary)
+                                              dictionary: dictionary, now: now)
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
@@ -699,13 +699,14 @@ package final class IndexStore: Sendable {
                 for (position, operation) in operations.enumerated() {
                     if position % window == 0 {
                         if let next { prepared = next.result() }
+                        writer.begin(prepared)
                         let following = position + window
                         next = following < operations.count
                             ? PreparedUpsert.Background(operations, in: following..<min(operations.count, following + window),
-                                                        hot: hot, dictionary: dictionary)
+                                                        hot: hot, dictionary: dictionary, now: now)
                             : nil
                     }
-                    try writer.apply(operation, prepared: prepared[position])
+                    try writer.apply(operation, at: position)
                 }
                 try writer.finish()
                 // Every dictionary a committed record was compressed with is in the file, committed with it.
@@ -750,9 +751,14 @@ package final class IndexStore: Sendable {
             if let domain = item.domainIdentifier, domain.utf8.contains(0) {
                 throw EngineError(.invalidItem, "item \(item.uniqueIdentifier.prefix(80).debugDescription): the domain identifier contains a NUL character")
             }
-            for (name, value) in item.attributes.map({ ($0.key, $0.value) }) + item.customAttributes.map({ ($0.key, $0.value.value) })
-            where value.nestingDepth() > AttributeValue.maximumNestingDepth {
-                throw EngineError(.invalidItem, "item \(item.uniqueIdentifier.prefix(80).debugDescription): \(name) nests arrays deeper than \(AttributeValue.maximumNestingDepth)")
+            func refuse(_ name: String) -> EngineError {
+                EngineError(.invalidItem, "item \(item.uniqueIdentifier.prefix(80).debugDescription): \(name) nests arrays deeper than \(AttributeValue.maximumNestingDepth)")
+            }
+            for (name, value) in item.attributes where value.nestingDepth() > AttributeValue.maximumNestingDepth {
+                throw refuse(name)
+            }
+            for (name, custom) in item.customAttributes where custom.value.nestingDepth() > AttributeValue.maximumNestingDepth {
+                throw refuse(name)
             }
         }
     }

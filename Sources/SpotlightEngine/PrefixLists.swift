@@ -42,7 +42,7 @@ enum PrefixLists {
     /// How many list searches fell back to ranking every match (for tests and diagnostics).
     static let fallbacks = LockedBox(0)
 
-    struct Entry: Hashable {
+    struct Entry: Hashable, Sendable, Ranked {
         var item: Int64
         var key: Double
         /// The unique identifier: ties of `key` are ordered by it, as the ranking breaks ties on it.
@@ -55,87 +55,102 @@ enum PrefixLists {
         }
     }
 
+    /// What a list orders: entries, and a window's offers (`WindowOffers.Offer`).
+    protocol Ranked {
+        /// Whether `a` comes before `b` in a list.
+        static func precedes(_ a: Self, _ b: Self) -> Bool
+    }
+
+    /// The `capacity` best of what was offered, and the best of what was left out. Invariant: every kept element
+    /// precedes every dropped one (so the kept ones are the best of all offered, and what was dropped ranks below
+    /// them all).
+    struct BestKept<Element: Ranked> {
+        /// A binary heap with the element every other one precedes at the root, so a bulk load's offer to a full
+        /// prefix costs a comparison, and a replacement a few (not a scan of hundreds of entries).
+        private(set) var entries: [Element] = []
+        /// How many entries the prefix's list keeps (`PrefixLists.capacity(length:)`).
+        var capacity = PrefixLists.capacity
+        /// The best element left out, if any.
+        private(set) var bestDropped: Element? = nil
+
+        init(capacity: Int = PrefixLists.capacity) {
+            self.capacity = capacity
+        }
+
+        /// Elements already in heap order (another `BestKept`'s, `WindowOffers.changes`), with the best one left out.
+        init(heap: [Element], capacity: Int, bestDropped: Element?) {
+            self.entries = heap
+            self.capacity = capacity
+            self.bestDropped = bestDropped
+        }
+
+        @inline(__always)
+        mutating func insert(_ element: Element) {
+            if let bestDropped, !Element.precedes(element, bestDropped) { return }
+            if entries.count < capacity {
+                entries.append(element)
+                siftUp(entries.count - 1)
+                return
+            }
+            if Element.precedes(element, entries[0]) {
+                drop(entries[0])
+                entries[0] = element
+                siftDown(0)
+            } else {
+                drop(element)
+            }
+        }
+
+        mutating func drop(_ element: Element) {
+            if bestDropped == nil || Element.precedes(element, bestDropped!) { bestDropped = element }
+        }
+
+        /// Takes out the first element `matches` accepts; returns whether there was one.
+        mutating func remove(where matches: (Element) -> Bool) -> Bool {
+            guard let i = entries.firstIndex(where: matches) else { return false }
+            entries.swapAt(i, entries.count - 1)
+            entries.removeLast()
+            if i < entries.count {
+                siftDown(i)
+                siftUp(i)
+            }
+            return true
+        }
+
+        /// Whether `a` belongs nearer the root than `b`: every other element precedes it.
+        @inline(__always)
+        private static func below(_ a: Element, _ b: Element) -> Bool { Element.precedes(b, a) }
+
+        private mutating func siftUp(_ start: Int) {
+            var i = start
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard Self.below(entries[i], entries[parent]) else { return }
+                entries.swapAt(i, parent)
+                i = parent
+            }
+        }
+
+        private mutating func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let left = 2 * i + 1, right = left + 1
+                var lowest = i
+                if left < entries.count, Self.below(entries[left], entries[lowest]) { lowest = left }
+                if right < entries.count, Self.below(entries[right], entries[lowest]) { lowest = right }
+                if lowest == i { return }
+                entries.swapAt(i, lowest)
+                i = lowest
+            }
+        }
+    }
+
     /// The changes of one transaction, applied once at its end. A bulk load offers every item to a few dozen
     /// prefixes, so per prefix only the `capacity` best items added are kept (nothing below them could enter the
     /// list), with a note that some were left out (the list is then not complete).
-    struct Changes {
-        /// The best items added to one prefix in the transaction. Invariant: every kept entry precedes every
-        /// dropped one (so the kept ones are the best of all offered, and what was dropped ranks below them all).
-        struct Added {
-            /// A binary heap with the entry every other one precedes at the root, so a bulk load's offer to a
-            /// full prefix costs a comparison, and a replacement a few (not a scan of hundreds of entries).
-            private(set) var entries: [Entry] = []
-            /// How many entries the prefix's list keeps (`PrefixLists.capacity(length:)`).
-            var capacity = PrefixLists.capacity
-            /// The best entry left out, if any.
-            var bestDropped: Entry? = nil
-
-            init(capacity: Int = PrefixLists.capacity) {
-                self.capacity = capacity
-            }
-
-            mutating func insert(_ entry: Entry) {
-                if let bestDropped, !Entry.precedes(entry, bestDropped) {
-                    drop(entry)
-                    return
-                }
-                if entries.count < capacity {
-                    entries.append(entry)
-                    siftUp(entries.count - 1)
-                    return
-                }
-                if Entry.precedes(entry, entries[0]) {
-                    drop(entries[0])
-                    entries[0] = entry
-                    siftDown(0)
-                } else {
-                    drop(entry)
-                }
-            }
-
-            private mutating func drop(_ entry: Entry) {
-                if bestDropped == nil || Entry.precedes(entry, bestDropped!) { bestDropped = entry }
-            }
-
-            /// Takes out an item added earlier in the transaction; returns whether it was there.
-            mutating func remove(_ item: Int64) -> Bool {
-                guard let i = entries.firstIndex(where: { $0.item == item }) else { return false }
-                entries.swapAt(i, entries.count - 1)
-                entries.removeLast()
-                if i < entries.count {
-                    siftDown(i)
-                    siftUp(i)
-                }
-                return true
-            }
-
-            /// Whether `a` belongs nearer the root than `b`: every other entry precedes it.
-            @inline(__always)
-            private static func below(_ a: Entry, _ b: Entry) -> Bool { Entry.precedes(b, a) }
-
-            private mutating func siftUp(_ start: Int) {
-                var i = start
-                while i > 0 {
-                    let parent = (i - 1) / 2
-                    guard Self.below(entries[i], entries[parent]) else { return }
-                    entries.swapAt(i, parent)
-                    i = parent
-                }
-            }
-
-            private mutating func siftDown(_ start: Int) {
-                var i = start
-                while true {
-                    let left = 2 * i + 1, right = left + 1
-                    var lowest = i
-                    if left < entries.count, Self.below(entries[left], entries[lowest]) { lowest = left }
-                    if right < entries.count, Self.below(entries[right], entries[lowest]) { lowest = right }
-                    if lowest == i { return }
-                    entries.swapAt(i, lowest)
-                    i = lowest
-                }
-            }
-        }
+    struct Changes: Sendable {
+        /// The best items added to one prefix in the transaction.
+        typealias Added = BestKept<Entry>
 
         var added: [UInt64: Added] = [:]
         var addedLong: [String: Added] = [:]
@@ -144,6 +159,20 @@ enum PrefixLists {
         var removedLong: [String: Set<Int64>] = [:]
 
         var isEmpty: Bool { added.isEmpty && removed.isEmpty && addedLong.isEmpty && removedLong.isEmpty }
+
+        /// Takes in the offers of `other` (items offered under provisional numbers, renamed by `item`; one it gives
+        /// no id is left out): the same as offering each of its items here, when both were made for one `hot`.
+        /// A bulk load makes the offers of a window of items on another core (`PreparedUpsert.Window`), so the
+        /// transaction takes in each prefix's best few rather than every item's offer to every prefix.
+        mutating func merge(offers other: Changes, item: (Int64) -> Int64?) {
+            for (prefix, offered) in other.added {
+                let length = prefix & 0x3FF_FFFF_FFFF == 0 ? 1 : prefix & 0x1F_FFFF == 0 ? 2 : 3
+                added[prefix, default: Added(capacity: PrefixLists.capacity(length: length))].merge(offered, item: item)
+            }
+            for (prefix, offered) in other.addedLong {
+                addedLong[prefix, default: Added()].merge(offered, item: item)
+            }
+        }
 
         /// Long prefixes that have lists (read once per transaction).
         var hot: HotPrefixes = []
@@ -184,6 +213,53 @@ enum PrefixLists {
             for (key, value) in removed { result[PrefixLists.shortPrefix(key), default: (nil, nil)].removed = value }
             for (key, value) in addedLong { result[key, default: (nil, nil)].added = value }
             for (key, value) in removedLong { result[key, default: (nil, nil)].removed = value }
+            return result
+        }
+    }
+
+    /// A window's offers to the short prefixes' lists (`PreparedUpsert.Window`), made on another core than the
+    /// transaction's: an offer is a key, the rank of the item's identifier among the window's (ranks order as the
+    /// identifiers do, so ties break as in `Entry.precedes`) and the item's position, with no reference to count
+    /// and no text to compare (a Debian item offers itself to ~150 prefixes). `changes` turns the kept ones into
+    /// entries.
+    struct WindowOffers {
+        struct Offer: Sendable, Ranked {
+            var key: Double
+            var rank: Int32
+            var position: Int32
+
+            @inline(__always)
+            static func precedes(_ a: Offer, _ b: Offer) -> Bool {
+                a.key != b.key ? a.key > b.key : a.rank < b.rank
+            }
+        }
+
+        private var heaps: [BestKept<Offer>] = []
+        private var numbers: [UInt64: Int32] = [:]
+
+        mutating func offer(prefix: UInt64, key: Double, rank: Int32, position: Int32) {
+            let offer = Offer(key: key, rank: rank, position: position)
+            if let number = numbers[prefix] {
+                heaps[Int(number)].insert(offer)
+                return
+            }
+            numbers[prefix] = Int32(heaps.count)
+            let length = prefix & 0x3FF_FFFF_FFFF == 0 ? 1 : prefix & 0x1F_FFFF == 0 ? 2 : 3
+            var heap = BestKept<Offer>(capacity: PrefixLists.capacity(length: length))
+            heap.insert(offer)
+            heaps.append(heap)
+        }
+
+        /// The kept offers as `Changes.added`, items numbered by position; `uid(position)` names them.
+        func changes(uid: (Int32) -> String) -> [UInt64: Changes.Added] {
+            var result: [UInt64: Changes.Added] = [:]
+            result.reserveCapacity(numbers.count)
+            func entry(_ offer: Offer) -> Entry { Entry(item: Int64(offer.position), key: offer.key, uid: uid(offer.position)) }
+            for (prefix, number) in numbers {
+                let heap = heaps[Int(number)]
+                result[prefix] = Changes.Added(heap: heap.entries.map(entry), capacity: heap.capacity,
+                                               bestDropped: heap.bestDropped.map(entry))
+            }
             return result
         }
     }
@@ -440,10 +516,16 @@ enum PrefixLists {
             if let added = change.added {
                 // (An item of a pending write can be in a list already: a list built or refilled since it was
                 // written read it from the postings.)
-                let present = entries.isEmpty ? [] : Set(entries.lazy.map(\.item))
+                // (Items newer than every entry, as a bulk load's are, cannot be there: the set is made only for
+                // an older one.)
+                let newest = entries.reduce(Int64.min) { max($0, $1.item) }
+                var present: Set<Int64>? = nil
                 for entry in added.entries {
                     if let threshold, !Entry.precedes(entry, threshold) { continue }
-                    if present.contains(entry.item) { continue }
+                    if entry.item <= newest {
+                        if present == nil { present = Set(entries.lazy.map(\.item)) }
+                        if present!.contains(entry.item) { continue }
+                    }
                     entries.append(entry)
                 }
                 // Items left out of the transaction's best: only entries above all of them may stay.
@@ -571,17 +653,27 @@ enum PrefixLists {
     static func encode(_ entries: [Entry]) -> Data {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(entries.count * 24)
-        var previous: [UInt8] = []
+        // (Identifiers are compared and copied in place: an array of each one's bytes was most of a bulk load's
+        // list encoding.)
+        var previous = ""
         for e in entries {
             ValueCodec.writeVarint(UInt64(bitPattern: e.item), to: &bytes)
-            withUnsafeBytes(of: e.key.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-            let uid = Array(e.uid.utf8)
-            var shared = 0
-            let most = min(uid.count, previous.count)
-            while shared < most, uid[shared] == previous[shared] { shared += 1 }
-            ValueCodec.writeVarint(UInt64(shared), to: &bytes)
-            ValueCodec.writeVarint(UInt64(uid.count - shared), to: &bytes)
-            bytes.append(contentsOf: uid[shared...])
+            var bits = e.key.bitPattern
+            for _ in 0..<8 {
+                bytes.append(UInt8(truncatingIfNeeded: bits))
+                bits >>= 8
+            }
+            var uid = e.uid
+            uid.withUTF8 { uid in
+                previous.withUTF8 { previous in
+                    var shared = 0
+                    let most = min(uid.count, previous.count)
+                    while shared < most, uid[shared] == previous[shared] { shared += 1 }
+                    ValueCodec.writeVarint(UInt64(shared), to: &bytes)
+                    ValueCodec.writeVarint(UInt64(uid.count - shared), to: &bytes)
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: uid[shared...]))
+                }
+            }
             previous = uid
         }
         return Data(bytes)
@@ -690,5 +782,31 @@ enum RawColumn {
     private static func damaged(_ handle: OpaquePointer, _ column: Int32) -> EngineError {
         let name = sqlite3_column_name(handle, column).map { String(cString: $0) } ?? "\(column)"
         return EngineError(.corruptIndex, "a damaged value in column \(name): type \(sqlite3_column_type(handle, column))")
+    }
+}
+
+extension PrefixLists.BestKept: Sendable where Element: Sendable {}
+
+extension PrefixLists.BestKept where Element == PrefixLists.Entry {
+    /// Takes out an item added earlier in the transaction; returns whether it was there.
+    mutating func remove(_ item: Int64) -> Bool {
+        remove { $0.item == item }
+    }
+
+    /// Takes in the best entries another `Added` kept (their items renamed by `item`; one it gives no id is left
+    /// out) and notes what it left out. The result is what offering each entry of the other one here would have
+    /// kept: whatever the other left out ranks below `capacity` of its entries, so it could not have entered either.
+    mutating func merge(_ other: Self, item: (Int64) -> Int64?) {
+        for entry in other.entries {
+            guard let id = item(entry.item) else { continue }
+            // (Most entries of a window cannot enter a full list: refused before an entry is made.)
+            if let bestDropped, !Element.precedes(entry, bestDropped) { continue }
+            if entries.count >= capacity, !Element.precedes(entry, entries[0]) {
+                drop(entry)
+                continue
+            }
+            insert(Element(item: id, key: entry.key, uid: entry.uid))
+        }
+        if let dropped = other.bestDropped { drop(dropped) }
     }
 }

@@ -197,10 +197,39 @@ enum RecordBlocks {
             }
             for (k, frame) in done.withLock({ $0 }) { frames[k] = frame }
         }
-        let insert = try db.cachedStatement(sql: "INSERT INTO recordBlock(id, last, count, data) VALUES(?, ?, ?, ?)")
-        for (block, frame) in zip(blocks, frames) {
-            guard let first = block.first, let last = block.last else { continue }
-            try insert.execute(arguments: [first.id, last.id, block.count, Data(frame)])
+        try insert(zip(blocks, frames).map { (ids: $0.map(\.id), frame: $1, dead: 0) }, db: db)
+    }
+
+    /// Inserts compressed blocks: each block's item ids in order, its frame, and how many of its records are dead.
+    static func insert(_ blocks: [(ids: [Int64], frame: [UInt8], dead: Int)], db: Database) throws {
+        let insert = try db.cachedStatement(sql: "INSERT INTO recordBlock(id, last, count, dead, data) VALUES(?, ?, ?, ?, ?)")
+        for block in blocks {
+            guard let first = block.ids.first, let last = block.ids.last else { continue }
+            try insert.execute(arguments: [first, last, block.ids.count, block.dead, Data(block.frame)])
+        }
+    }
+
+    /// Blocks (and records left alone, `Writer.writeRecordBlocks`) compressed on another thread while a large
+    /// write's transaction goes on; `result()` waits for them.
+    final class Compression: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let output = Mutex<(blocks: [(ids: [Int64], frame: [UInt8])], alone: [(id: Int64, stored: Data)])>(([], []))
+
+        init(blocks: [[(id: Int64, plain: [UInt8])]], alone: [(id: Int64, plain: [UInt8])], dictionary: RecordDictionary?) {
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                let compressed = blocks.map { block in
+                    (ids: block.map(\.id), frame: ValueCodec.compressed(encode(block), dictionary: dictionary))
+                }
+                let stored = alone.map { (id: $0.id, stored: Data(ValueCodec.stored(plain: $0.plain, dictionary: dictionary))) }
+                output.withLock { $0 = (compressed, stored) }
+                done.signal()
+            }
+        }
+
+        func result() -> (blocks: [(ids: [Int64], frame: [UInt8])], alone: [(id: Int64, stored: Data)]) {
+            done.wait()
+            done.signal()
+            return output.withLock { $0 }
         }
     }
 

@@ -45,6 +45,21 @@ struct Writer {
     private var closedBlocks: [[Int64]] = []
     private var openBlock: [Int64] = []
     private var openBlockBytes = 0
+    /// Closed blocks being compressed on another core (`RecordBlocks.Compression`), oldest first; their records
+    /// stay in `unwrittenRecords` until their rows are inserted.
+    private var compressing: [RecordBlocks.Compression] = []
+
+    /// The window of prepared upserts being applied (`PreparedUpsert.Window`): its terms' ids once looked up
+    /// (0: not yet), how many of its items each term was added with, and the ids of its items whose prefix
+    /// offers the window made, by position from the window's first (0: none), and the other way; taken in at the
+    /// window's end (`endWindow`).
+    private var window = PreparedUpsert.Window()
+    private var windowTermIDs: [Int64] = []
+    private var windowFrequencies: [Int32] = []
+    private var windowItems: [Int64] = []
+    private var windowPositions: [Int64: Int] = [:]
+    /// Whether the window's offers were made for this transaction's long prefixes (`prefixes.hot`), once known.
+    private var windowOffersFit: Bool? = nil
 
     /// The dictionary new records are compressed with (`RecordDictionary`), if the index has one.
     let dictionary: RecordDictionary?
@@ -85,10 +100,43 @@ struct Writer {
         if pendingChanges.count > PendingPrefixes.smallWrite { try updateListsFromNowOn() }
     }
 
-    mutating func apply(_ operation: IndexOperation, prepared: PreparedUpsert? = nil) throws {
+    /// Starts applying the operations of a prepared window (after taking in the previous one's).
+    mutating func begin(_ window: PreparedUpsert.Window) {
+        endWindow()
+        self.window = window
+        windowTermIDs = [Int64](repeating: 0, count: window.terms.count)
+        windowFrequencies = [Int32](repeating: 0, count: window.terms.count)
+        windowItems = [Int64](repeating: 0, count: window.range.count)
+        windowOffersFit = nil
+    }
+
+    /// Takes in what the window's items added: their frequencies, and their prefix offers.
+    private mutating func endWindow() {
+        for (index, count) in windowFrequencies.enumerated() where count != 0 {
+            dfDelta[window.terms[index], default: 0] += Int(count)
+        }
+        if let offers = window.offers, !windowPositions.isEmpty {
+            let items = windowItems, start = window.range.lowerBound
+            prefixes.merge(offers: offers) { position in
+                let id = items[Int(position) - start]
+                return id == 0 ? nil : id
+            }
+        }
+        window = PreparedUpsert.Window()
+        windowTermIDs = []
+        windowFrequencies = []
+        windowItems = []
+        windowPositions.removeAll()
+        windowOffersFit = nil
+    }
+
+    /// `position`: the operation's in its batch (the prepared window's items are numbered by it).
+    mutating func apply(_ operation: IndexOperation, at position: Int? = nil) throws {
         switch operation {
         case .upsert(let item, let isUpdate, let cleared, let clearedCustom):
-            try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom, prepared: isUpdate ? nil : prepared)
+            let prepared = isUpdate ? nil : position.flatMap { window.items[$0] }
+            try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom, prepared: prepared,
+                       position: position)
         case .delete(let identifiers):
             // Deviation: deleting an identifier or domain with NUL deletes nothing. Such a key cannot be stored
             // (`IndexStore.validate`), so it matches nothing; binding it would cut it at the NUL and delete another.
@@ -106,6 +154,14 @@ struct Writer {
         case .deleteAll:
             unwrittenRecords.removeAll()
             closedBlocks.removeAll()
+            // (What is being compressed is left to finish unread.)
+            compressing.removeAll()
+            // The window's items so far are gone: nothing of theirs is taken in at its end (and its offers were
+            // made for long prefixes that no longer have lists).
+            windowFrequencies = [Int32](repeating: 0, count: windowFrequencies.count)
+            windowItems = [Int64](repeating: 0, count: windowItems.count)
+            windowPositions.removeAll()
+            windowOffersFit = nil
             openBlock.removeAll()
             openBlockBytes = 0
             pendingPostings.removeAll()
@@ -141,6 +197,7 @@ struct Writer {
 
     /// Writes everything gathered: the new segment, document frequencies, prefix lists, the next item id.
     mutating func finish() throws {
+        endWindow()
         try flushSegment()
         try writeRecordBlocks(final: true)
         // A small write leaves its decrements pending, one row for all of them (`PendingFrequencies`): each would
@@ -200,12 +257,44 @@ struct Writer {
     /// Writes the closed blocks (and with `final` the open one) of records not written yet. A block left with fewer
     /// than `RecordBlocks.minimumRecords` records (the last of a write, or one whose items this write deleted
     /// again) stores them in their rows instead.
+    ///
+    /// Until the last call (`final`), the blocks are compressed on another core while the transaction goes on
+    /// (compressing was a tenth of a bulk load's transaction thread), and written by the last call, which waits for
+    /// them: a record whose item this write deleted meanwhile is counted dead in its block, as a delete after the
+    /// block's write would.
     private mutating func writeRecordBlocks(final: Bool) throws {
         if final, !openBlock.isEmpty {
             closedBlocks.append(openBlock)
             openBlock.removeAll()
             openBlockBytes = 0
         }
+        if !final {
+            guard !closedBlocks.isEmpty else { return }
+            var blocks: [[(id: Int64, plain: [UInt8])]] = []
+            var alone: [(id: Int64, plain: [UInt8])] = []
+            for ids in closedBlocks {
+                let records = ids.compactMap { id in unwrittenRecords[id].map { (id: id, plain: $0) } }
+                if records.count >= RecordBlocks.minimumRecords { blocks.append(records) } else { alone += records }
+            }
+            closedBlocks.removeAll()
+            compressing.append(RecordBlocks.Compression(blocks: blocks, alone: alone, dictionary: dictionary))
+            return
+        }
+        let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ?")
+        for compression in compressing {
+            let (blocks, alone) = compression.result()
+            var written: [(ids: [Int64], frame: [UInt8], dead: Int)] = []
+            for block in blocks {
+                // (Ids are never reused: a record no longer waiting was deleted by this write.)
+                let dead = block.ids.count(where: { unwrittenRecords.removeValue(forKey: $0) == nil })
+                if dead < block.ids.count { written.append((block.ids, block.frame, dead)) }
+            }
+            try RecordBlocks.insert(written, db: db)
+            for record in alone where unwrittenRecords.removeValue(forKey: record.id) != nil {
+                try update.execute(arguments: [record.stored, record.id])
+            }
+        }
+        compressing.removeAll()
         guard !closedBlocks.isEmpty else { return }
         var blocks: [[(id: Int64, plain: [UInt8])]] = []
         var alone: [(id: Int64, plain: [UInt8])] = []
@@ -215,7 +304,6 @@ struct Writer {
         }
         closedBlocks.removeAll()
         try RecordBlocks.write(blocks, dictionary: dictionary, db: db)
-        let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ?")
         for record in alone {
             try update.execute(arguments: [Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)), record.id])
         }
@@ -276,7 +364,12 @@ struct Writer {
         for text in terms.keys {
             dfDelta[text, default: 0] -= 1
         }
-        try noteListChange(.init(item: id, removed: true, terms: terms))
+        if let position = windowPositions.removeValue(forKey: id) {
+            // Added in this window, whose offers are taken in at its end: its offer is simply left out.
+            windowItems[position - window.range.lowerBound] = 0
+        } else {
+            try noteListChange(.init(item: id, removed: true, terms: terms))
+        }
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
         try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [id])
         itemsChanged = true
@@ -290,9 +383,19 @@ struct Writer {
     }
 
     private mutating func upsert(_ item: StoredItem, isUpdate: Bool, cleared: Set<String>, clearedCustom: Set<String>,
-                                 prepared: PreparedUpsert?) throws {
-        let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?"),
-                                        arguments: [item.uniqueIdentifier])
+                                 prepared: PreparedUpsert?, position: Int?) throws {
+        let lookup = try db.cachedStatement(sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?")
+        // Most upserts of a bulk load are of new items: whether the row exists is asked through the C API, and
+        // only a row found is read through GRDB.
+        let handle = lookup.sqliteStatement
+        sqlite3_reset(handle)
+        RawBind.text(handle, 1, item.uniqueIdentifier)
+        let found = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard found == SQLITE_ROW || found == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: found), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+        let existing = found == SQLITE_DONE ? nil : try Row.fetchOne(lookup, arguments: [item.uniqueIdentifier])
         if item.expirationDate <= now {
             // Deviation: indexing an item that has already expired removes it: it could never be returned.
             if let existing { try deleteRow(existing) }
@@ -328,12 +431,26 @@ struct Writer {
         itemsChanged = true
         let name = prepared?.name ?? NameSignals(attributes: attributes)
         let newTerms = prepared?.terms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
-        try db.cachedStatement(sql: """
+        let initials = prepared?.initials ?? Data(Initials.encode(newTerms))
+        // Bound through SQLite's C API, as the other statements a bulk load runs for each item: GRDB's arguments
+        // (an array of boxed values per statement) were a tenth of PyPI's transaction thread.
+        let insertItem = try db.cachedStatement(sql: """
             INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)
             VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [id, item.uniqueIdentifier, domain, item.expirationDate.timeIntervalSinceReferenceDate,
-                                 hint, lastUsed, bytes, name.words, name.first, Int64(bitPattern: name.key),
-                                 prepared?.initials ?? Data(Initials.encode(newTerms))])
+            """).sqliteStatement
+        try SegmentMerger.bindAndStep(db, insertItem) {
+            sqlite3_bind_int64(insertItem, 1, id)
+            RawBind.text(insertItem, 2, item.uniqueIdentifier)
+            RawBind.text(insertItem, 3, domain)
+            sqlite3_bind_double(insertItem, 4, item.expirationDate.timeIntervalSinceReferenceDate)
+            RawBind.double(insertItem, 5, hint)
+            RawBind.double(insertItem, 6, lastUsed)
+            RawBind.blob(insertItem, 7, bytes)
+            sqlite3_bind_int64(insertItem, 8, Int64(name.words))
+            RawBind.text(insertItem, 9, name.first)
+            sqlite3_bind_int64(insertItem, 10, Int64(bitPattern: name.key))
+            RawBind.blob(insertItem, 11, initials)
+        }
         if let prepared {
             unwrittenRecords[id] = prepared.plain
             openBlock.append(id)
@@ -345,17 +462,35 @@ struct Writer {
                 if closedBlocks.count >= Self.blocksHeld { try writeRecordBlocks(final: false) }
             }
         }
-        for (text, tiers) in newTerms {
-            let termID = try termID(for: text)
-            pendingPostings.append((termID, id, tiers))
-            dfDelta[text, default: 0] += 1
+        if let prepared {
+            // The window's terms are looked up once each, and counted by their number in the window.
+            for (index, tiers) in prepared.termIndexes {
+                var termID = windowTermIDs[Int(index)]
+                if termID == 0 {
+                    termID = try self.termID(for: window.terms[Int(index)])
+                    windowTermIDs[Int(index)] = termID
+                }
+                pendingPostings.append((termID, id, tiers))
+                windowFrequencies[Int(index)] += 1
+            }
+        } else {
+            for (text, tiers) in newTerms {
+                let termID = try termID(for: text)
+                pendingPostings.append((termID, id, tiers))
+                dfDelta[text, default: 0] += 1
+            }
         }
         let hintPoints = Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
         if let prepared {
             // (A prepared upsert is part of a large write: it updates the lists.)
             isLarge = true
             try updateListsFromNowOn()
-            if prepared.hot == prefixes.hot {
+            if windowOffersFit == nil { windowOffersFit = window.offers != nil && window.hot == prefixes.hot }
+            if windowOffersFit == true, let position {
+                // Its offers are the window's, taken in at the window's end.
+                windowItems[position - window.range.lowerBound] = id
+                windowPositions[id] = position
+            } else if prepared.hot == prefixes.hot {
                 prefixes.add(item: id, uid: item.uniqueIdentifier, points: prepared.prefixPoints, hintPoints: hintPoints)
             } else {
                 prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms, name: name, hintPoints: hintPoints)
@@ -364,9 +499,13 @@ struct Writer {
             try noteListChange(.init(item: id, removed: false, terms: newTerms,
                                      added: (uid: item.uniqueIdentifier, name: name, hintPoints: hintPoints)))
         }
-        let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
+        let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)").sqliteStatement
         for entry in prepared?.values ?? AttributeValueIndex.values(attributes: attributes, custom: custom) {
-            try insertValue.execute(arguments: [AttributeValueIndex.code(entry.attribute), entry.value, id])
+            try SegmentMerger.bindAndStep(db, insertValue) {
+                sqlite3_bind_int64(insertValue, 1, AttributeValueIndex.code(entry.attribute))
+                sqlite3_bind_double(insertValue, 2, entry.value)
+                sqlite3_bind_int64(insertValue, 3, id)
+            }
         }
     }
 
@@ -388,19 +527,30 @@ struct Writer {
         return try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM term") ?? 1
     }
 
-    private func existingTermID(for text: String) throws -> Int64? {
-        if let id = newTerms[text] ?? store.cachedTermID(text) { return id }
-        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?"), arguments: [text])
-    }
-
     private mutating func termID(for text: String) throws -> Int64 {
-        if let id = try existingTermID(for: text) {
+        if let id = newTerms[text] ?? store.cachedTermID(text) {
             newTerms[text] = id
             return id
         }
-        let id = try nextTermID ?? storedNextTermID()
-        nextTermID = id + 1
-        try db.cachedStatement(sql: "INSERT INTO term(text, id) VALUES(?, ?)").execute(arguments: [text, id])
+        // Inserted if new (most terms of a bulk load the cache does not know are), else looked up: one search of
+        // the vocabulary either way for a new term, where a lookup first made two.
+        let candidate = try nextTermID ?? storedNextTermID()
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO term(text, id) VALUES(?, ?)").sqliteStatement
+        try SegmentMerger.bindAndStep(db, insert) {
+            RawBind.text(insert, 1, text)
+            sqlite3_bind_int64(insert, 2, candidate)
+        }
+        let id: Int64
+        if sqlite3_changes(db.sqliteConnection) > 0 {
+            id = candidate
+            nextTermID = candidate + 1
+        } else {
+            guard let stored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?"), arguments: [text]) else {
+                throw EngineError(.corruptIndex, "the vocabulary neither took nor holds the term \(text.prefix(80).debugDescription)")
+            }
+            id = stored
+            nextTermID = candidate
+        }
         newTerms[text] = id
         return id
     }
@@ -411,6 +561,8 @@ struct Writer {
 /// lock.
 struct PreparedUpsert: Sendable {
     var terms: [String: UInt8]
+    /// `terms` by their number in the window's terms (`Window.terms`), with their tiers.
+    var termIndexes: [(index: Int32, tiers: UInt8)] = []
     var values: Set<AttributeValueIndex.Entry>
     /// The item's record, not compressed: it goes into a block of records (`RecordBlocks`).
     var plain: [UInt8]
@@ -425,27 +577,44 @@ struct PreparedUpsert: Sendable {
     /// Below this many replacing upserts a batch is prepared inside the transaction, as before.
     static let parallelThreshold = 64
 
-    /// The prepared form of each replacing upsert (`isUpdate == false`, whose attributes are the item's own), by
-    /// position in `operations`; empty for small batches.
     /// Operations prepared at once: a larger batch is prepared a window at a time, so memory stays bounded, and the
     /// next window is prepared (`Background`) while the transaction applies one.
     static let window = 2_048
 
+    /// A window of prepared upserts, with what the transaction's thread would otherwise compute for each item:
+    /// the window's distinct terms (each looked up once per window, not once per item), and its items' offers to
+    /// the prefix lists (each prefix's best few of the window, rather than every item's offer to every prefix: a
+    /// Debian item offers itself to ~150 prefixes). Both were a quarter of a bulk load's transaction thread.
+    struct Window: Sendable {
+        /// The prepared form of each replacing upsert (`isUpdate == false`, whose attributes are the item's own),
+        /// by position in the batch; empty for small batches.
+        var items: [Int: PreparedUpsert] = [:]
+        /// Every term of `items`, once, in the order of their first item.
+        var terms: [String] = []
+        /// The items' offers to the prefix lists, under their positions as item numbers, for `hot` (and the
+        /// transaction's time); nil when nothing was prepared.
+        var offers: PrefixLists.Changes? = nil
+        var hot: PrefixLists.HotPrefixes = []
+        /// The positions the window covers.
+        var range: Range<Int> = 0..<0
+    }
+
     /// A window prepared on other threads while the caller goes on.
     final class Background: Sendable {
         private let done = DispatchSemaphore(value: 0)
-        private let prepared = Mutex<[Int: PreparedUpsert]>([:])
+        private let prepared = Mutex<Window>(Window())
 
-        init(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes, dictionary: RecordDictionary?) {
+        init(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes, dictionary: RecordDictionary?,
+             now: Date) {
             DispatchQueue.global(qos: .userInitiated).async { [self] in
-                let result = PreparedUpsert.prepare(operations, in: range, hot: hot, dictionary: dictionary)
+                let result = PreparedUpsert.prepare(operations, in: range, hot: hot, dictionary: dictionary, now: now)
                 prepared.withLock { $0 = result }
                 done.signal()
             }
         }
 
         /// Waits for the window.
-        func result() -> [Int: PreparedUpsert] {
+        func result() -> Window {
             done.wait()
             done.signal()
             return prepared.withLock { $0 }
@@ -453,12 +622,12 @@ struct PreparedUpsert: Sendable {
     }
 
     static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes,
-                        dictionary: RecordDictionary?) -> [Int: PreparedUpsert] {
+                        dictionary: RecordDictionary?, now: Date) -> Window {
         let positions = range.filter {
             if case .upsert(_, false, _, _) = operations[$0] { return true }
             return false
         }
-        guard positions.count >= parallelThreshold else { return [:] }
+        guard positions.count >= parallelThreshold else { return Window() }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let chunk = (positions.count + workers - 1) / workers
         let results = Mutex<[Int: PreparedUpsert]>([:])
@@ -479,6 +648,92 @@ struct PreparedUpsert: Sendable {
             }
             results.withLock { $0.merge(local) { a, _ in a } }
         }
-        return results.withLock { $0 }
+        var items = results.withLock { $0 }
+        // The items' offers to the prefix lists: short prefixes by the rank of their identifiers among the
+        // window's (`PrefixLists.WindowOffers`), the few long ones as entries.
+        var uids: [String] = []
+        uids.reserveCapacity(positions.count)
+        for position in positions {
+            guard case .upsert(let item, _, _, _) = operations[position] else { continue }
+            uids.append(item.uniqueIdentifier)
+        }
+        uids.sort()
+        var ranks: [String: Int32] = [:]
+        ranks.reserveCapacity(uids.count)
+        for uid in uids where ranks[uid] == nil { ranks[uid] = Int32(ranks.count) }
+        var offers = PrefixLists.Changes()
+        offers.hot = hot
+        var shortOffers = PrefixLists.WindowOffers()
+        for position in positions {
+            guard let prepared = items[position], case .upsert(let item, _, _, _) = operations[position],
+                  let rank = ranks[item.uniqueIdentifier] else { continue }
+            // (The key `Writer.upsert` gives the item: a replacing upsert's hint and date are the item's own.)
+            let hintPoints = Ranking.hintPoints(item.rankingHint)
+                + Ranking.recencyPoints(lastUsed: item.lastUsedDate?.timeIntervalSinceReferenceDate, now: now)
+            for (prefix, points) in prepared.prefixPoints.short {
+                shortOffers.offer(prefix: prefix, key: points + hintPoints, rank: rank, position: Int32(position))
+            }
+            for (prefix, points) in prepared.prefixPoints.long {
+                offers.addedLong[prefix, default: PrefixLists.Changes.Added()]
+                    .insert(PrefixLists.Entry(item: Int64(position), key: points + hintPoints, uid: item.uniqueIdentifier))
+            }
+        }
+        offers.added = shortOffers.changes { position in
+            guard case .upsert(let item, _, _, _) = operations[Int(position)] else { return "" }
+            return item.uniqueIdentifier
+        }
+        // The window's terms, numbered in position order (the same numbers whichever worker ran first).
+        var numbers: [String: Int32] = [:]
+        var terms: [String] = []
+        for position in positions {
+            guard var item = items[position] else { continue }
+            item.termIndexes.reserveCapacity(item.terms.count)
+            for (text, tiers) in item.terms {
+                let number: Int32
+                if let known = numbers[text] {
+                    number = known
+                } else {
+                    number = Int32(terms.count)
+                    numbers[text] = number
+                    terms.append(text)
+                }
+                item.termIndexes.append((number, tiers))
+            }
+            items[position] = item
+        }
+        return Window(items: items, terms: terms, offers: offers, hot: hot, range: range)
+    }
+}
+
+/// Binds a parameter of a prepared statement through SQLite's C API (`SegmentMerger.bindAndStep`), copying it, as
+/// GRDB would bind it: nil as NULL, an empty string or blob as an empty value, not NULL.
+enum RawBind {
+    static func text(_ statement: OpaquePointer, _ index: Int32, _ value: String?) {
+        guard var value else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        value.withUTF8 { utf8 in
+            if let base = utf8.baseAddress, utf8.count > 0 {
+                sqlite3_bind_text(statement, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                  Int32(utf8.count), SQLITE_TRANSIENT)
+            } else {
+                sqlite3_bind_text(statement, index, "", 0, SQLITE_TRANSIENT)
+            }
+        }
+    }
+
+    static func double(_ statement: OpaquePointer, _ index: Int32, _ value: Double?) {
+        if let value { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
+    }
+
+    static func blob(_ statement: OpaquePointer, _ index: Int32, _ value: Data) {
+        value.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress, bytes.count > 0 {
+                sqlite3_bind_blob(statement, index, base, Int32(bytes.count), SQLITE_TRANSIENT)
+            } else {
+                sqlite3_bind_zeroblob(statement, index, 0)
+            }
+        }
     }
 }

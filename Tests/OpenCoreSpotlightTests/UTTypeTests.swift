@@ -82,6 +82,23 @@ final class UTTypeTests: XCTestCase {
         }
     }
 
+    /// Trees are computed once per type and kept (indexing asks for one per item), until a declaration could
+    /// change one: a type declared with a parent nobody had declared yet gains that parent's ancestors when it is.
+    func testConformanceTreesFollowLaterDeclarations() {
+        let parent = "org.openspotlight.test.tree-parent-\(UUID().uuidString)"
+        let child = UTType(importedAs: "org.openspotlight.test.tree-child-\(UUID().uuidString)",
+                           conformingTo: UTType(_unknownIdentifier: parent))
+        XCTAssertEqual(child._conformanceTree, [child.identifier, parent])
+        XCTAssertEqual(child._conformanceTree, [child.identifier, parent], "the kept tree")
+        _ = UTType(importedAs: parent, conformingTo: .plainText)
+        XCTAssertEqual(child._conformanceTree,
+                       [child.identifier, parent, "public.plain-text", "public.text", "public.data", "public.content",
+                        "public.item"])
+        // An identifier the registry does not know keeps its spelling, whichever spelling was asked first.
+        XCTAssertEqual(UTType(_unknownIdentifier: "org.example.Unknown")._conformanceTree, ["org.example.Unknown"])
+        XCTAssertEqual(UTType(_unknownIdentifier: "org.example.unknown")._conformanceTree, ["org.example.unknown"])
+    }
+
     func testIdentifiersAreCaseInsensitive() {
         XCTAssertEqual(UTType("PUBLIC.JPEG"), .jpeg)
         XCTAssertEqual(UTType("Public.Jpeg")?.identifier, "public.jpeg")

@@ -71,6 +71,55 @@ final class RecordBlockTests: XCTestCase {
         try store.checkIntegrity()
     }
 
+    /// A write of more blocks than it holds (`Writer.blocksHeld`) compresses them on another thread while it goes
+    /// on and inserts them at its end: records whose items the same write replaced or deleted meanwhile are counted
+    /// dead in their block (a block with none left is not written), and every other record reads back whole.
+    func testBlocksCompressedWhileTheWriteGoesOnCountWhatItDeletedMeanwhile() throws {
+        // Records of about 1.1 KB: four to a block, so ~1,100 items close more blocks than a write holds.
+        let text = String(repeating: "lorem ipsum dolor sit amet consectetur ", count: 28)
+        func item(_ n: Int, version: Int = 0) -> StoredItem {
+            StoredItem(uniqueIdentifier: "doc\(n)", domainIdentifier: nil, expirationDate: later,
+                       attributes: ["title": .string("document \(n) v\(version)"), "textContent": .string("\(text) \(n)")])
+        }
+        let count = 1_600
+        var operations: [IndexOperation] = (0..<count).map { .upsert(item($0)) }
+        // After every block of the first 800 items was closed: delete some, replace others (old id dead, new id
+        // live), and delete a whole block's worth of consecutive items.
+        operations += (0..<40).map { .delete(identifiers: ["doc\($0 * 7)"]) }
+        operations += (0..<40).map { .upsert(item($0 * 7 + 3, version: 1)) }
+        operations += [.delete(identifiers: (400..<420).map { "doc\($0)" })]
+        try store.apply(operations)
+
+        var expected: [String: StoredItem] = [:]
+        for n in 0..<count { expected["doc\(n)"] = item(n) }
+        for k in 0..<40 { expected["doc\(k * 7)"] = nil; expected["doc\(k * 7 + 3)"] = item(k * 7 + 3, version: 1) }
+        for n in 400..<420 { expected["doc\(n)"] = nil }
+        XCTAssertEqual(try store.count(), expected.count)
+        for (uid, item) in expected {
+            XCTAssertEqual(try store.item(withIdentifier: uid)?.attributes, item.attributes, uid)
+        }
+        for n in [0, 7, 400, 419] { XCTAssertNil(try store.item(withIdentifier: "doc\(n)")) }
+        // Each block's dead count is its ids without a live row (ids are never reused).
+        let blocks = try blocks()
+        XCTAssertGreaterThan(blocks.count, Writer.blocksHeld, "the write compressed blocks while it went on")
+        var deadBlocks = 0
+        for block in blocks {
+            let liveInBlock = try store.read {
+                try Int.fetchOne($0, sql: "SELECT count(*) FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0",
+                                 arguments: [block.id, block.last])
+            } ?? 0
+            XCTAssertEqual(block.count - block.dead, liveInBlock, "block \(block.id)…\(block.last)")
+            XCTAssertGreaterThan(liveInBlock, 0, "a block with no live record is not written")
+            if block.dead > 0 { deadBlocks += 1 }
+        }
+        XCTAssertGreaterThan(deadBlocks, 30, "the deletions fell in blocks written after them")
+        try store.checkIntegrity()
+        // Later deletions still find their block.
+        try store.apply((0..<count).map { .delete(identifiers: ["doc\($0)"]) })
+        XCTAssertEqual(try self.blocks().count, 0)
+        XCTAssertEqual(try store.count(), 0)
+    }
+
     func testUpdatesAndDeletesCountAgainstTheirBlockAndTheMaintenanceCompactsSparseOnes() throws {
         let written = items(0..<640)
         try store.apply(written.map { .upsert($0) })

@@ -506,6 +506,45 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(try store.count(now: now), live.count)
     }
 
+    /// Batches larger than a prepared window (`PreparedUpsert.Window`): each window's prefix offers (made on
+    /// another core under the items' positions) and its terms' counts are taken in at the window's end. Items
+    /// replaced or deleted within their own window, in a later window of the batch, and in a later batch leave
+    /// the lists exact and the document frequencies right.
+    func testPrefixListsAndFrequenciesStayExactAcrossPreparedWindows() throws {
+        var random = SplitMix64(state: 2026)
+        let words = ["apple", "apricot", "april", "ample", "amber", "banana", "band", "bandit", "ab", "abc", "cherry"]
+        var live: [String: String] = [:]
+        for round in 0..<3 {
+            var operations: [IndexOperation] = []
+            for _ in 0..<(PreparedUpsert.window * 2 + 300) {
+                let id = "i\(random.next() % 3_000)"
+                if random.next() % 8 == 0 {
+                    operations.append(.delete(identifiers: [id]))
+                    live[id] = nil
+                } else {
+                    let title = (0..<Int(random.next() % 3 + 1)).map { _ in words[Int(random.next() % UInt64(words.count))] }
+                        .joined(separator: " ")
+                    operations.append(.upsert(item(id, title: title, hint: Double(random.next() % 101))))
+                    live[id] = title
+                }
+            }
+            try store.apply(operations, now: now)
+            for prefix in ["a", "ab", "ap", "apr", "b", "ban", "am", "c"] {
+                for limit in [5, 20, 63, 300] {
+                    XCTAssertEqual(try search(prefix, limit: limit), try search(prefix, limit: limit, lists: false),
+                                   "round \(round), \(prefix), limit \(limit)")
+                }
+            }
+            for word in words {
+                let holding = live.values.filter { $0.split(separator: " ").contains(Substring(word)) }.count
+                XCTAssertEqual(try store.documentFrequency(of: word), holding, "round \(round), \(word)")
+            }
+            XCTAssertEqual(try store.count(now: now), live.count)
+            try store.checkIntegrity()
+        }
+        XCTAssertEqual(Set(try search("a b c", lists: false)).isSubset(of: Set(live.keys)), true)
+    }
+
     /// Single-item commits into full, incomplete lists, which a commit checks on their bytes and leaves alone when
     /// the item is neither in them nor good enough for them (`PrefixLists.unchanged`).
     func testPrefixListsStayExactUnderSingleItemCommits() throws {
