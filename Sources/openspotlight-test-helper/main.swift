@@ -101,7 +101,8 @@ case "engine-batch-loop":
 case "merge-loop":
     // Single commits that replace random items "m-0…m-<count-1>" (title "item k", keyword token "t<n>": the n-th
     // write), with merges between them, until killed: SIGKILL lands in segment writes and in merges. Announces
-    // "ack n k" once write n (of item k) is committed.
+    // "write n k" before write n (of item k) and "ack n k" once it is committed (a kill between the commit and the
+    // announcement leaves a committed write that was never acknowledged).
     let count = args.count > 4 ? Int(args[4]) ?? 60 : 60
     let store: IndexStore
     do { store = try StoreRegistry.store(app: args[2], indexName: args[3]) } catch { fail("cannot open: \(error)") }
@@ -114,6 +115,7 @@ case "merge-loop":
         let item = StoredItem(uniqueIdentifier: "m-\(k)", domainIdentifier: "merge", expirationDate: .distantFuture,
                               attributes: ["title": .string("item \(k)"), "keywords": .array([.string("t\(n)")])])
         do {
+            say("write \(n) \(k)")
             try store.apply([.upsert(item)], clientState: .set(Data("\(n)".utf8)))
             say("ack \(n) \(k)")
             if n % 3 == 0 { try store.performMaintenance() }
