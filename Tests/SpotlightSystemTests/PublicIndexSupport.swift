@@ -126,10 +126,18 @@ final class PublicServiceProcess: @unchecked Sendable {
         DispatchQueue.global().async { _ = out.fileHandleForReading.readDataToEndOfFile() }
     }
 
+    /// Sends SIGTERM and waits for the service to exit. A service still running 30 s later is killed and the test
+    /// fails: `serve` has been seen never to finish stopping (most full-suite runs of 2026-11-27), and a hang here
+    /// would hang the whole suite instead of naming the bug.
     func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            XCTFail("spotlight-public did not exit within 30 s of SIGTERM (killed)")
         }
     }
 
