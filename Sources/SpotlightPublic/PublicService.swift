@@ -48,22 +48,32 @@ public struct PublicService: Sendable {
             let key: Data
             if let configured = configuration.hashKey { key = configured } else { key = try await database.storedHashKey() }
             let crawler = Crawler(configuration: configuration, client: database.client, logger: logger)
-            if configuration.runsCrawler {
-                group.addTask { await crawler.run() }
+            // The workers run in a group of their own, stopped and waited for while the database client still
+            // runs: a query a worker had in flight when the client's `run()` was cancelled never completed, and
+            // `serve` never exited after SIGTERM (seen right after start, when both workers query at once).
+            try await withThrowingDiscardingTaskGroup { workers in
+                if configuration.runsCrawler {
+                    workers.addTask { await crawler.run() }
+                }
+                if configuration.refreshesSearchCandidates {
+                    workers.addTask { await refreshSearchCandidates(client: database.client) }
+                }
+                let app = Application(
+                    router: router(client: database.client, crawler: crawler, hashKey: SymmetricKey(data: key)),
+                    configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                         serverName: "spotlight-public"),
+                    onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+                    logger: logger)
+                try await app.runService()
+                // Each step of the stop is logged, so a stop that never finishes names where it waits.
+                logger.notice("stopping: the server has stopped")
+                workers.cancelAll()
             }
-            if configuration.refreshesSearchCandidates {
-                group.addTask { await refreshSearchCandidates(client: database.client) }
-            }
-            let app = Application(
-                router: router(client: database.client, crawler: crawler, hashKey: SymmetricKey(data: key)),
-                configuration: .init(address: .hostname(configuration.host, port: configuration.port),
-                                     serverName: "spotlight-public"),
-                onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-                logger: logger)
-            try await app.runService()
+            logger.notice("stopping: the crawler and the search refresh have stopped")
             await crawler.shutdown()
             group.cancelAll()
         }
+        logger.notice("stopped")
     }
 
     /// Runs until cancelled: refreshes the search candidate lists whenever they are due (by age, or by the items

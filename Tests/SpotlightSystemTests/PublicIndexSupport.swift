@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
 import XCTest
 
 /// A real PostgreSQL (the cluster `scripts/public-db.sh` starts, as CI and the README's one command do), a fresh
@@ -101,6 +102,8 @@ final class PublicServiceProcess: @unchecked Sendable {
     let port: Int
     var base: String { "http://127.0.0.1:\(port)" }
     private let stderr = Pipe()
+    /// What the service wrote to its standard error so far (its log).
+    private let log = LockedData()
 
     init(executable: URL, arguments: [String], environment: [String: String]) throws {
         process.executableURL = executable
@@ -121,8 +124,10 @@ final class PublicServiceProcess: @unchecked Sendable {
         }
         self.port = port
         // Keep reading its log so a full pipe never blocks it.
-        let errors = stderr
-        DispatchQueue.global().async { _ = errors.fileHandleForReading.readDataToEndOfFile() }
+        let errors = stderr, log = self.log
+        DispatchQueue.global().async {
+            while case let chunk = errors.fileHandleForReading.availableData, !chunk.isEmpty { log.append(chunk) }
+        }
         DispatchQueue.global().async { _ = out.fileHandleForReading.readDataToEndOfFile() }
     }
 
@@ -137,7 +142,8 @@ final class PublicServiceProcess: @unchecked Sendable {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            XCTFail("spotlight-public did not exit within 30 s of SIGTERM (killed)")
+            let lines = String(decoding: log.data, as: UTF8.self).split(separator: "\n").suffix(8).joined(separator: "\n")
+            XCTFail("spotlight-public did not exit within 30 s of SIGTERM (killed); its last log lines:\n\(lines)")
         }
     }
 
@@ -177,4 +183,11 @@ final class PublicServiceProcess: @unchecked Sendable {
         XCTAssertEqual(answer.status, 200, answer.text)
         return (answer.json["results"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
     }
+}
+
+/// Bytes appended from one thread and read from another.
+final class LockedData: Sendable {
+    private let bytes = Mutex(Data())
+    func append(_ chunk: Data) { bytes.withLock { $0.append(chunk) } }
+    var data: Data { bytes.withLock { $0 } }
 }
