@@ -270,13 +270,8 @@ struct Writer {
         }
         if !final {
             guard !closedBlocks.isEmpty else { return }
-            var blocks: [[(id: Int64, plain: [UInt8])]] = []
-            var alone: [(id: Int64, plain: [UInt8])] = []
-            for ids in closedBlocks {
-                let records = ids.compactMap { id in unwrittenRecords[id].map { (id: id, plain: $0) } }
-                if records.count >= RecordBlocks.minimumRecords { blocks.append(records) } else { alone += records }
-            }
-            closedBlocks.removeAll()
+            // (Their records stay waiting until the blocks are inserted.)
+            let (blocks, alone) = takeClosedBlocks(keepingRecords: true)
             compressing.append(RecordBlocks.Compression(blocks: blocks, alone: alone, dictionary: dictionary))
             return
         }
@@ -296,17 +291,28 @@ struct Writer {
         }
         compressing.removeAll()
         guard !closedBlocks.isEmpty else { return }
-        var blocks: [[(id: Int64, plain: [UInt8])]] = []
-        var alone: [(id: Int64, plain: [UInt8])] = []
-        for ids in closedBlocks {
-            let records = ids.compactMap { id in unwrittenRecords.removeValue(forKey: id).map { (id: id, plain: $0) } }
-            if records.count >= RecordBlocks.minimumRecords { blocks.append(records) } else { alone += records }
-        }
-        closedBlocks.removeAll()
+        let (blocks, alone) = takeClosedBlocks(keepingRecords: false)
         try RecordBlocks.write(blocks, dictionary: dictionary, db: db)
         for record in alone {
             try update.execute(arguments: [Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)), record.id])
         }
+    }
+
+    /// The closed blocks' records still waiting (those this write deleted are gone), as blocks, and as records
+    /// left alone where a block kept fewer than `RecordBlocks.minimumRecords`; the closed blocks are emptied.
+    private mutating func takeClosedBlocks(keepingRecords: Bool)
+        -> (blocks: [[(id: Int64, plain: [UInt8])]], alone: [(id: Int64, plain: [UInt8])])
+    {
+        var blocks: [[(id: Int64, plain: [UInt8])]] = []
+        var alone: [(id: Int64, plain: [UInt8])] = []
+        for ids in closedBlocks {
+            let records = ids.compactMap { id in
+                (keepingRecords ? unwrittenRecords[id] : unwrittenRecords.removeValue(forKey: id)).map { (id: id, plain: $0) }
+            }
+            if records.count >= RecordBlocks.minimumRecords { blocks.append(records) } else { alone += records }
+        }
+        closedBlocks.removeAll()
+        return (blocks, alone)
     }
 
     private mutating func flushSegment() throws {
