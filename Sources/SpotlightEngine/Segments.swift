@@ -544,7 +544,7 @@ enum SegmentMerger {
         var packed: Data? = encoded.map { Data($0) }
         if packed == nil {
             // In key order: rows go in at the end of their range, and a packed segment reads the same.
-            lists.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
+            lists.sort { UTF8Order.precedes($0.text, $1.text) }
             if postings <= PackedSegment.limit.load(ordering: .relaxed) {
                 packed = Data(try Self.packed(lists, in: db))
             }
@@ -778,7 +778,7 @@ enum SegmentMerger {
             current = packedByTerm[term] ?? []
             emit(term, extra: nil)
         }
-        lists.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
+        lists.sort { UTF8Order.precedes($0.text, $1.text) }
         var merged = PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total)
         if total > 0, total <= PackedSegment.limit.load(ordering: .relaxed) {
             merged.packed = try packed(lists, in: db)

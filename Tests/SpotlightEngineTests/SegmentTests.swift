@@ -48,6 +48,31 @@ final class SegmentTests: XCTestCase {
 
     // MARK: - The codec
 
+    /// The order segments' lists and a batch's frequency updates are sorted in is SQLite's (`BINARY`: UTF-8 bytes),
+    /// for every script, prefixes and empty texts, and for texts Foundation made (which need not be native).
+    func testTextsSortInSQLitesOrder() throws {
+        var texts = ["", "a", "ab", "abc", "b", "Z", "é", "e\u{301}", "日本", "日", "ß", "ss", "\u{10FFFF}", "zz", "ä",
+                     NSString(string: "naïve").description, String(decoding: [0xE2, 0x82, 0xAC], as: UTF8.self)]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let scalars = (0..<Int.random(in: 0...6, using: &random)).map { _ in
+                Unicode.Scalar([0x61, 0xE9, 0x3B1, 0x65E5, 0x1F600].randomElement(using: &random)! + UInt32.random(in: 0...2, using: &random))!
+            }
+            texts.append(String(String.UnicodeScalarView(scalars)))
+        }
+        let sorted = texts.sorted(by: UTF8Order.precedes)
+        let queue = try DatabaseQueue()
+        let bySQLite = try queue.write { db -> [String] in
+            try db.execute(sql: "CREATE TABLE t(text TEXT)")
+            for text in texts { try db.execute(sql: "INSERT INTO t(text) VALUES(?)", arguments: [text]) }
+            return try String.fetchAll(db, sql: "SELECT text FROM t ORDER BY text")
+        }
+        XCTAssertEqual(sorted.map { Array($0.utf8) }, bySQLite.map { Array($0.utf8) })
+        XCTAssertFalse(UTF8Order.precedes("a", "a"))
+        XCTAssertTrue(UTF8Order.precedes("a", "ab"))
+        XCTAssertFalse(UTF8Order.precedes("ab", "a"))
+    }
+
     func testCodecRoundTripsAcrossBlockBoundariesAndLargeGaps() throws {
         var random = SplitMix64(state: 7)
         for count in [1, 2, 127, 128, 129, 255, 256, 257, 1_000, 5_000] {
