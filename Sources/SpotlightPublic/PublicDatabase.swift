@@ -8,14 +8,36 @@ import PostgresNIO
 public struct PublicDatabase: Sendable {
     public let client: PostgresClient
     let logger: Logger
+    /// The `application_name` of this pool's connections, unique to it, so that its own queries can be found in
+    /// `pg_stat_activity` (`cancelQueriesInFlight`).
+    let applicationName: String
 
     /// A pool for `url` (see `PublicConfiguration.databaseURL`). Run `client.run()` in a task while it is used.
     public init(url: String, logger: Logger = Logger(label: "org.openspotlight.public.db")) throws {
         var configuration = try Self.configuration(url)
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = 16
+        applicationName = "spotlight-public \(UUID().uuidString.prefix(13).lowercased())"
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
+    }
+
+    /// Cancels on the server the queries this pool's connections are running (`pg_cancel_backend`); returns how
+    /// many. PostgresNIO does not stop a query when its task is cancelled: it waits for the server's answer, which a
+    /// query waiting for a lock or a long refresh may not give for minutes. Used while stopping, once the workers'
+    /// tasks are cancelled: the query then fails at once with `query_canceled`, and the worker sees its
+    /// cancellation.
+    @discardableResult
+    func cancelQueriesInFlight() async throws -> Int {
+        var cancelled = 0
+        for try await done in try await client.query("""
+            select pg_cancel_backend(pid) from pg_stat_activity
+            where application_name = \(applicationName) and pid <> pg_backend_pid() and state = 'active'
+            """, logger: logger).decode(Bool.self) where done {
+            cancelled += 1
+        }
+        return cancelled
     }
 
     /// Parses a `postgres://` URL.

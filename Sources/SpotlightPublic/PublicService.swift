@@ -51,7 +51,7 @@ public struct PublicService: Sendable {
             // The workers run in a group of their own, stopped and waited for while the database client still
             // runs: a query a worker had in flight when the client's `run()` was cancelled never completed, and
             // `serve` never exited after SIGTERM (seen right after start, when both workers query at once).
-            try await withThrowingDiscardingTaskGroup { workers in
+            let watchdog = try await withThrowingDiscardingTaskGroup(returning: Task<Void, Never>.self) { workers in
                 if configuration.runsCrawler {
                     workers.addTask { await crawler.run() }
                 }
@@ -68,13 +68,30 @@ public struct PublicService: Sendable {
                 // Each step of the stop is logged, so a stop that never finishes names where it waits.
                 logger.notice("stopping: the server has stopped")
                 workers.cancelAll()
+                // A worker whose query waits on the server (a lock another session holds, a long refresh) would
+                // keep the stop waiting as long: PostgresNIO does not stop a query whose task is cancelled. Past a
+                // grace period, the pool's queries are cancelled on the server, again until the workers are done.
+                return Task { [logger] in
+                    while (try? await Task.sleep(for: .seconds(Self.stopGracePeriod))) != nil {
+                        do {
+                            let cancelled = try await database.cancelQueriesInFlight()
+                            logger.notice("stopping: cancelled \(cancelled) database queries still in flight")
+                        } catch {
+                            logger.warning("stopping: could not cancel the database queries in flight: \(error)")
+                        }
+                    }
+                }
             }
+            watchdog.cancel()
             logger.notice("stopping: the crawler and the search refresh have stopped")
             await crawler.shutdown()
             group.cancelAll()
         }
         logger.notice("stopped")
     }
+
+    /// How long a stop waits for the workers' queries before cancelling them on the server.
+    static let stopGracePeriod = 2.0
 
     /// Runs until cancelled: refreshes the search candidate lists whenever they are due (by age, or by the items
     /// changed since) and no other instance is at it (checked every minute, or sooner for short intervals).

@@ -177,6 +177,39 @@ final class PublicIndexServiceTests: PublicIndexTestCase {
         XCTAssertEqual(health.status, 200, "health checks are not limited")
     }
 
+    /// SIGTERM while a worker's query waits on the server, here for a lock another session holds on the search
+    /// refresh's table for a minute: PostgresNIO does not stop a query when its task is cancelled, so the service
+    /// cancels its own queries on the server and exits within seconds, not when the lock is let go.
+    func testSIGTERMWhileAQueryWaitsOnTheServerExitsWithinSeconds() throws {
+        let database = try freshDatabase()
+        let service = try startService(database: database, ["--no-crawler", "--search-refresh-interval", "4"])
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        holder.arguments = [database, "-v", "ON_ERROR_STOP=1", "-c",
+                            "begin; lock table search_refresh in access exclusive mode; select pg_sleep(120); commit;"]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate(); holder.waitUntilExit() } }
+        // The refresh (checked every second with this interval) waits for the lock.
+        let waiting = """
+            select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
+            and query ilike '%search_refresh%'
+            """
+        let deadline = Date().addingTimeInterval(30)
+        while try Self.psql(database, waiting) == "0" {
+            guard Date() < deadline else { return XCTFail("the refresh never waited for the lock: \(service.lastLogLines())") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let started = Date()
+        service.stop(within: 20)
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertLessThan(seconds, 10, "stopped after \(seconds) s: \(service.lastLogLines())")
+        XCTAssertEqual(service.process.terminationReason, .exit)
+        XCTAssertEqual(service.process.terminationStatus, 0, service.lastLogLines())
+        XCTAssertTrue(holder.isRunning, "the other session keeps its lock and its transaction")
+    }
+
     func testTheServiceSurvivesAPostgreSQLRestartWithoutLosingAnAcknowledgedReport() async throws {
         let database = try freshDatabase()
         let service = try startService(database: database, ["--reports-per-install-per-hour", "100000",

@@ -131,20 +131,24 @@ final class PublicServiceProcess: @unchecked Sendable {
         DispatchQueue.global().async { _ = out.fileHandleForReading.readDataToEndOfFile() }
     }
 
-    /// Sends SIGTERM and waits for the service to exit. A service still running 30 s later is killed and the test
-    /// fails: `serve` has been seen never to finish stopping (most full-suite runs of 2026-11-27), and a hang here
-    /// would hang the whole suite instead of naming the bug.
-    func stop() {
+    /// Sends SIGTERM and waits for the service to exit. A service still running `seconds` later is killed and the
+    /// test fails: `serve` has been seen never to finish stopping (most full-suite runs of 2026-11-27), and a hang
+    /// here would hang the whole suite instead of naming the bug.
+    func stop(within seconds: Double = 30) {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            let lines = String(decoding: log.data, as: UTF8.self).split(separator: "\n").suffix(8).joined(separator: "\n")
-            XCTFail("spotlight-public did not exit within 30 s of SIGTERM (killed); its last log lines:\n\(lines)")
+            XCTFail("spotlight-public did not exit within \(seconds) s of SIGTERM (killed); its last log lines:\n\(lastLogLines())")
         }
+    }
+
+    /// The last lines of the service's log.
+    func lastLogLines(_ count: Int = 8) -> String {
+        String(decoding: log.data, as: UTF8.self).split(separator: "\n").suffix(count).joined(separator: "\n")
     }
 
     struct Answer {
