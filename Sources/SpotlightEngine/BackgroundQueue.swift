@@ -140,3 +140,26 @@ private extension String {
         return result
     }
 }
+
+/// A value computed on another core while the caller goes on, for work the caller waits for before it commits
+/// (a bulk load's next window, its compressed record blocks, its new segment's lists): unlike `BackgroundQueue`'s
+/// jobs, it runs at the caller's priority on libdispatch's shared pool. `value()` waits for it.
+final class Concurrently<Value: Sendable>: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let output = Mutex<Value?>(nil)
+
+    init(_ work: @escaping @Sendable () -> Value) {
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let value = work()
+            output.withLock { $0 = value }
+            done.signal()
+        }
+    }
+
+    /// Waits for the value (any number of times, from any thread).
+    func value() -> Value {
+        done.wait()
+        done.signal()
+        return output.withLock { $0! }
+    }
+}

@@ -695,15 +695,17 @@ package final class IndexStore: Sendable {
                 }
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now, dictionary: dictionary)
                 try writer.purgeExpired(now: now)
-                var next: PreparedUpsert.Background? = nil
+                var next: Concurrently<PreparedUpsert.Window>? = nil
                 for (position, operation) in operations.enumerated() {
                     if position % window == 0 {
-                        if let next { prepared = next.result() }
+                        if let next { prepared = next.value() }
                         writer.begin(prepared)
                         let following = position + window
                         next = following < operations.count
-                            ? PreparedUpsert.Background(operations, in: following..<min(operations.count, following + window),
-                                                        hot: hot, dictionary: dictionary, now: now)
+                            ? Concurrently { [following] in
+                                PreparedUpsert.prepare(operations, in: following..<min(operations.count, following + window),
+                                                       hot: hot, dictionary: dictionary, now: now)
+                            }
                             : nil
                     }
                     try writer.apply(operation, at: position)

@@ -209,28 +209,18 @@ enum RecordBlocks {
         }
     }
 
-    /// Blocks (and records left alone, `Writer.writeRecordBlocks`) compressed on another thread while a large
-    /// write's transaction goes on; `result()` waits for them.
-    final class Compression: Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private let output = Mutex<(blocks: [(ids: [Int64], frame: [UInt8])], alone: [(id: Int64, stored: Data)])>(([], []))
+    /// Blocks compressed, and records left alone stored, by `compress`.
+    typealias Compressed = (blocks: [(ids: [Int64], frame: [UInt8])], alone: [(id: Int64, stored: Data)])
 
-        init(blocks: [[(id: Int64, plain: [UInt8])]], alone: [(id: Int64, plain: [UInt8])], dictionary: RecordDictionary?) {
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
-                let compressed = blocks.map { block in
-                    (ids: block.map(\.id), frame: ValueCodec.compressed(encode(block), dictionary: dictionary))
-                }
-                let stored = alone.map { (id: $0.id, stored: Data(ValueCodec.stored(plain: $0.plain, dictionary: dictionary))) }
-                output.withLock { $0 = (compressed, stored) }
-                done.signal()
-            }
+    /// Compresses closed blocks and stores the records left alone (run on another core while the write goes on:
+    /// `Writer.writeRecordBlocks`).
+    static func compress(blocks: [[(id: Int64, plain: [UInt8])]], alone: [(id: Int64, plain: [UInt8])],
+                         dictionary: RecordDictionary?) -> Compressed {
+        let compressed = blocks.map { block in
+            (ids: block.map(\.id), frame: ValueCodec.compressed(encode(block), dictionary: dictionary))
         }
-
-        func result() -> (blocks: [(ids: [Int64], frame: [UInt8])], alone: [(id: Int64, stored: Data)]) {
-            done.wait()
-            done.signal()
-            return output.withLock { $0 }
-        }
+        let stored = alone.map { (id: $0.id, stored: Data(ValueCodec.stored(plain: $0.plain, dictionary: dictionary))) }
+        return (compressed, stored)
     }
 
     /// Counts the deletion of `item`, whose record is in a block; deletes the block with its last live record.

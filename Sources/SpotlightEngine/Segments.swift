@@ -489,7 +489,26 @@ enum SegmentMerger {
                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
                              text: (Int64) throws -> String) throws {
         guard !postings.isEmpty else { return }
-        sortByTermThenItem(&postings)
+        var segment = try encodeSegment(postings, text: text)
+        postings.removeAll(keepingCapacity: true)
+        try insertSegment(db, segment: &segment, firstItem: firstItem, lastItem: lastItem, items: items, deadItems: deadItems)
+    }
+
+    /// A new segment's lists, encoded apart from the database (`encodeSegment`), so that a writer can encode them
+    /// on another core while its transaction goes on (`Writer.finish`).
+    struct EncodedSegment: Sendable {
+        /// In text order.
+        var lists: [EncodedList]
+        var postings: Int
+        /// The packed blob, for a segment of at most `PackedSegment.limit` postings.
+        var packed: [UInt8]?
+    }
+
+    /// Sorts and encodes postings as a segment's lists, in text order, and packs them when the segment is small.
+    /// `text` names a term id (the postings' ids are known: a packed segment stores them).
+    static func encodeSegment(_ postings: [(term: Int64, item: Int64, tiers: UInt8)],
+                              text: (Int64) throws -> String) rethrows -> EncodedSegment {
+        let postings = sortedByTermThenItem(postings)
         var lists: [EncodedList] = []
         var start = 0
         while start < postings.count {
@@ -501,26 +520,35 @@ enum SegmentMerger {
                                      term: term))
             start = end
         }
-        let count = postings.count
-        postings.removeAll(keepingCapacity: true)
-        try insertSegment(db, lists: &lists, postings: count, firstItem: firstItem, lastItem: lastItem, items: items,
-                          deadItems: deadItems)
+        // In key order: rows go in at the end of their range, and a packed segment reads the same.
+        lists.sort { UTF8Order.precedes($0.text, $1.text) }
+        // (Lists whose term ids are not all known are packed when inserted, looking the ids up.)
+        let packed = postings.count <= PackedSegment.limit.load(ordering: .relaxed) && lists.allSatisfy({ $0.term != nil })
+            ? PackedSegment.encode(lists.map { ($0.term ?? 0, $0.text, $0.data) }) : nil
+        return EncodedSegment(lists: lists, postings: postings.count, packed: packed)
     }
 
-    /// Sorts postings by (term, item). A writer appends them item by item in increasing id order, so a stable
+    /// Inserts an encoded segment (`encodeSegment`) of the items `firstItem...lastItem`.
+    static func insertSegment(_ db: Database, segment: inout EncodedSegment, firstItem: Int64, lastItem: Int64,
+                              items: Int, deadItems: Int) throws {
+        try insertSegment(db, lists: &segment.lists, postings: segment.postings, firstItem: firstItem,
+                          lastItem: lastItem, items: items, deadItems: deadItems, encoded: segment.packed, sorted: true)
+    }
+
+    /// Postings sorted by (term, item). A writer appends them item by item in increasing id order, so a stable
     /// counting sort by term (linear, a count per term id) gives that order; postings that came otherwise are
     /// sorted by comparison.
-    static func sortByTermThenItem(_ postings: inout [(term: Int64, item: Int64, tiers: UInt8)]) {
-        let byComparison = { (postings: inout [(term: Int64, item: Int64, tiers: UInt8)]) in
-            postings.sort { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
+    static func sortedByTermThenItem(_ postings: [(term: Int64, item: Int64, tiers: UInt8)]) -> [(term: Int64, item: Int64, tiers: UInt8)] {
+        let byComparison = {
+            postings.sorted { $0.term != $1.term ? $0.term < $1.term : $0.item < $1.item }
         }
         var maximum: Int64 = 0
         for p in postings {
-            guard p.term >= 0 else { return byComparison(&postings) }
+            guard p.term >= 0 else { return byComparison() }
             maximum = max(maximum, p.term)
         }
         // Term ids are row ids of the vocabulary: a count array is at most a few million entries.
-        guard postings.count >= 64, maximum < 1 << 26, maximum <= Int64(postings.count) * 64 else { return byComparison(&postings) }
+        guard postings.count >= 64, maximum < 1 << 26, maximum <= Int64(postings.count) * 64 else { return byComparison() }
         var start = [Int](repeating: 0, count: Int(maximum) + 2)
         for p in postings { start[Int(p.term) + 1] += 1 }
         for t in 1..<start.count { start[t] += start[t - 1] }
@@ -530,21 +558,21 @@ enum SegmentMerger {
             start[Int(p.term)] += 1
         }
         for i in 1..<sorted.count where sorted[i].term == sorted[i - 1].term && sorted[i].item <= sorted[i - 1].item {
-            return byComparison(&postings)
+            return byComparison()
         }
-        postings = sorted
+        return sorted
     }
 
-    /// Writes a segment's encoded lists (one per term, in any order).
+    /// Writes a segment's encoded lists (one per term, in any order unless `sorted`: in text order).
     /// `encoded`: the packed blob, when the caller encoded it already (`packed(_:in:)`, a merge before the lock).
     static func insertSegment(_ db: Database, lists: inout [EncodedList], postings: Int,
                               firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
-                              encoded: [UInt8]? = nil) throws {
+                              encoded: [UInt8]? = nil, sorted: Bool = false) throws {
         guard postings > 0 else { return }
         var packed: Data? = encoded.map { Data($0) }
         if packed == nil {
             // In key order: rows go in at the end of their range, and a packed segment reads the same.
-            lists.sort { UTF8Order.precedes($0.text, $1.text) }
+            if !sorted { lists.sort { UTF8Order.precedes($0.text, $1.text) } }
             if postings <= PackedSegment.limit.load(ordering: .relaxed) {
                 packed = Data(try Self.packed(lists, in: db))
             }

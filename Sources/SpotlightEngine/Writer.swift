@@ -45,9 +45,9 @@ struct Writer {
     private var closedBlocks: [[Int64]] = []
     private var openBlock: [Int64] = []
     private var openBlockBytes = 0
-    /// Closed blocks being compressed on another core (`RecordBlocks.Compression`), oldest first; their records
+    /// Closed blocks being compressed on another core (`RecordBlocks.compress`), oldest first; their records
     /// stay in `unwrittenRecords` until their rows are inserted.
-    private var compressing: [RecordBlocks.Compression] = []
+    private var compressing: [Concurrently<RecordBlocks.Compressed>] = []
 
     /// The window of prepared upserts being applied (`PreparedUpsert.Window`): its terms' ids once looked up
     /// (0: not yet), how many of its items each term was added with, and the ids of its items whose prefix
@@ -198,7 +198,10 @@ struct Writer {
     /// Writes everything gathered: the new segment, document frequencies, prefix lists, the next item id.
     mutating func finish() throws {
         endWindow()
-        try flushSegment()
+        // The new segment is encoded on another core while the record blocks and the frequencies are written (a
+        // fifth of a bulk load's batch end), and inserted before the prefix lists are updated: a list refilled
+        // from the postings must find this write's items.
+        let segment = startEncodingSegment()
         try writeRecordBlocks(final: true)
         // A small write leaves its decrements pending, one row for all of them (`PendingFrequencies`): each would
         // otherwise write a page of the vocabulary. Increments are written at once (a stored frequency is never
@@ -228,6 +231,7 @@ struct Writer {
         }
         try PendingFrequencies.record(decrements, db: db)
         dfDelta.removeAll()
+        if let segment { try insertSegment(segment) } else { try flushSegment() }
         if !updatesLists, !pendingChanges.isEmpty,
            try PendingPrefixes.count(db) + pendingChanges.count > PendingPrefixes.limit {
             try updateListsFromNowOn()
@@ -284,12 +288,12 @@ struct Writer {
             guard !closedBlocks.isEmpty else { return }
             // (Their records stay waiting until the blocks are inserted.)
             let (blocks, alone) = takeClosedBlocks(keepingRecords: true)
-            compressing.append(RecordBlocks.Compression(blocks: blocks, alone: alone, dictionary: dictionary))
+            compressing.append(Concurrently { [dictionary] in RecordBlocks.compress(blocks: blocks, alone: alone, dictionary: dictionary) })
             return
         }
         let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ?")
         for compression in compressing {
-            let (blocks, alone) = compression.result()
+            let (blocks, alone) = compression.value()
             var written: [(ids: [Int64], frame: [UInt8], dead: Int)] = []
             for block in blocks {
                 // (Ids are never reused: a record no longer waiting was deleted by this write.)
@@ -344,6 +348,36 @@ struct Writer {
         pendingFirst = nil
         pendingItems = 0
         pendingDead = 0
+    }
+
+    /// The pending postings' segment, encoding on another core, with what its row needs; nil when there is none
+    /// or a term's text is not at hand (`flushSegment` then writes it, looking the text up).
+    private mutating func startEncodingSegment()
+        -> (encoding: Concurrently<SegmentMerger.EncodedSegment>, first: Int64, last: Int64, items: Int, dead: Int)? {
+        guard let first = pendingFirst, let nextItem, !pendingPostings.isEmpty else { return nil }
+        // Every term of the pending postings went through `termID(for:)`: their texts, for the rows' keys.
+        var texts: [Int64: String] = [:]
+        texts.reserveCapacity(newTerms.count)
+        for (text, id) in newTerms { texts[id] = text }
+        guard pendingPostings.allSatisfy({ texts[$0.term] != nil }) else { return nil }
+        let postings = pendingPostings
+        pendingPostings.removeAll(keepingCapacity: true)
+        let segment = (encoding: Concurrently { [texts] in SegmentMerger.encodeSegment(postings) { texts[$0] ?? "" } },
+                       first: first, last: nextItem - 1, items: pendingItems, dead: pendingDead)
+        pendingFirst = nil
+        pendingItems = 0
+        pendingDead = 0
+        return segment
+    }
+
+    /// Inserts a segment `startEncodingSegment` began.
+    private mutating func insertSegment(
+        _ segment: (encoding: Concurrently<SegmentMerger.EncodedSegment>, first: Int64, last: Int64, items: Int, dead: Int)
+    ) throws {
+        var encoded = segment.encoding.value()
+        try SegmentMerger.insertSegment(db, segment: &encoded, firstItem: segment.first, lastItem: segment.last,
+                                        items: segment.items, deadItems: segment.dead)
+        changedSegments = true
     }
 
     /// Allocates the id of a new item row.
@@ -596,7 +630,7 @@ struct PreparedUpsert: Sendable {
     static let parallelThreshold = 64
 
     /// Operations prepared at once: a larger batch is prepared a window at a time, so memory stays bounded, and the
-    /// next window is prepared (`Background`) while the transaction applies one.
+    /// next window is prepared (`Concurrently`) while the transaction applies one.
     static let window = 2_048
 
     /// A window of prepared upserts, with what the transaction's thread would otherwise compute for each item:
@@ -615,28 +649,6 @@ struct PreparedUpsert: Sendable {
         var hot: PrefixLists.HotPrefixes = []
         /// The positions the window covers.
         var range: Range<Int> = 0..<0
-    }
-
-    /// A window prepared on other threads while the caller goes on.
-    final class Background: Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private let prepared = Mutex<Window>(Window())
-
-        init(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes, dictionary: RecordDictionary?,
-             now: Date) {
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
-                let result = PreparedUpsert.prepare(operations, in: range, hot: hot, dictionary: dictionary, now: now)
-                prepared.withLock { $0 = result }
-                done.signal()
-            }
-        }
-
-        /// Waits for the window.
-        func result() -> Window {
-            done.wait()
-            done.signal()
-            return prepared.withLock { $0 }
-        }
     }
 
     static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes,

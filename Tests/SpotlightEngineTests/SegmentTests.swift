@@ -570,6 +570,28 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(Set(try search("a b c", lists: false)).isSubset(of: Set(live.keys)), true)
     }
 
+    /// A large write that deletes most of an incomplete list's items refills the list from the postings, in the
+    /// same transaction: the postings of the items that write added must be there by then (its segment is encoded
+    /// on another core while the write goes on, and inserted before the lists are updated).
+    func testAListRefilledByALargeWriteHoldsTheItemsThatWriteAdded() throws {
+        try store.apply((0..<200).map { .upsert(item("old\($0)", title: "zebra \($0)", hint: Double(200 - $0))) }, now: now)
+        let before = try search("zeb", limit: 10)
+        XCTAssertEqual(before, try search("zeb", limit: 10, lists: false))
+        // 180 of the 200 deleted (the 64 the list kept among them), ten new ones, and enough other upserts for
+        // the write to be a large, prepared one.
+        var operations: [IndexOperation] = (0..<180).map { .delete(identifiers: ["old\($0)"]) }
+        operations += (0..<10).map { .upsert(item("new\($0)", title: "zebra fresh \($0)", hint: 1)) }
+        operations += (0..<100).map { .upsert(item("yak\($0)", title: "yak \($0)")) }
+        try store.apply(operations, now: now)
+        let withLists = try search("zeb", limit: 0)
+        XCTAssertEqual(withLists.count, 30)
+        XCTAssertEqual(Set(withLists), Set(try search("zeb", limit: 0, lists: false)))
+        XCTAssertEqual(try search("zeb", limit: 25), try search("zeb", limit: 25, lists: false))
+        let list = try XCTUnwrap(try store.read { try PrefixLists.list("zeb", db: $0) })
+        XCTAssertTrue(list.complete, "refilled from the postings: all 30 fit")
+        XCTAssertEqual(Set(list.entries.map(\.uid)), Set(withLists))
+    }
+
     /// Single-item commits into full, incomplete lists, which a commit checks on their bytes and leaves alone when
     /// the item is neither in them nor good enough for them (`PrefixLists.unchanged`).
     func testPrefixListsStayExactUnderSingleItemCommits() throws {
