@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 
 /// Score-ordered candidate lists for prefixes, so search-as-you-type does not rank every match of `r`.
 ///
@@ -477,17 +478,44 @@ enum PrefixLists {
                        arguments: [prefix, complete, encode(entries)])
     }
 
+    /// A list `apply` changes: its prefix, the change, and the list as stored (nil: none yet).
+    private struct ListChange: Sendable {
+        var prefix: String
+        var change: (added: Changes.Added?, removed: Set<Int64>?)
+        var stored: [UInt8]?
+        var complete: Bool
+    }
+
+    /// A list changed (`merged`): its entries, whether it is complete, whether it must be refilled from the
+    /// postings, and whether it differs from the stored one.
+    private struct MergedList: Sendable {
+        var entries: [Entry]
+        var complete: Bool
+        var needsRefill: Bool
+        var differs: Bool
+        var encoded: Data?
+    }
+
+    /// Below this many lists to merge, `apply` merges them on the transaction's thread (a single write changes
+    /// ~100); above, on every core.
+    static let parallelMerges = 512
+    /// How many `apply` calls merged their lists on every core (for tests).
+    static let parallelApplies = Atomic<Int>(0)
+
+    /// Applies a transaction's changes to the lists: each list is read (in the table's order; one the change
+    /// leaves as it is is told on its bytes), merged with the change on every core when there are many (a bulk
+    /// load's batch changes tens of thousands: decoding, sorting and encoding them were a fifth of its
+    /// transaction's thread), then refilled from the postings where it ran low, and written.
     static func apply(_ changes: Changes, db: Database, now: Date = Date()) throws {
         guard !changes.isEmpty else { return }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
-        let write = try db.cachedStatement(sql: upsertSQL)
-        // Sorted, so that pages of the prefix table are written in order.
+        // Sorted, so that pages of the prefix table are read and written in order.
         let changed = changes.byPrefix()
+        var work: [ListChange] = []
         for prefix in changed.keys.sorted() {
             let change = changed[prefix]!
-            var entries: [Entry] = []
+            var stored: [UInt8]? = nil
             var complete = true
-            var exists = false
             var stays = false
             // Read in place through SQLite's C API (a single-item write reads ~100 lists: GRDB's `Row` and a copy of
             // each blob were a third of its prefix-list work).
@@ -501,52 +529,89 @@ enum PrefixLists {
                     stays = true
                     return
                 }
-                entries = decode(bytes)
-                exists = true
+                stored = Array(bytes)
             }
             if stays { continue }
-            let before = entries
-            let wasComplete = complete
-            if let removed = change.removed, !entries.isEmpty {
-                entries.removeAll { removed.contains($0.item) }
-            }
-            // An incomplete list's outsiders all rank below its last entry, and a search relies on it: such a list
-            // only takes items that beat its last entry.
-            let threshold = complete ? nil : entries.last
-            if let added = change.added {
-                // (An item of a pending write can be in a list already: a list built or refilled since it was
-                // written read it from the postings.)
-                // (Items newer than every entry, as a bulk load's are, cannot be there: the set is made only for
-                // an older one.)
-                let newest = entries.reduce(Int64.min) { max($0, $1.item) }
-                var present: Set<Int64>? = nil
-                for entry in added.entries {
-                    if let threshold, !Entry.precedes(entry, threshold) { continue }
-                    if entry.item <= newest {
-                        if present == nil { present = Set(entries.lazy.map(\.item)) }
-                        if present!.contains(entry.item) { continue }
-                    }
-                    entries.append(entry)
-                }
-                // Items left out of the transaction's best: only entries above all of them may stay.
-                if let dropped = added.bestDropped {
-                    complete = false
-                    entries.removeAll { !Entry.precedes($0, dropped) }
-                }
-            }
-            entries.sort(by: Entry.precedes)
-            let capacity = capacity(of: prefix)
-            if entries.count > capacity {
-                entries.removeLast(entries.count - capacity)
-                complete = false
-            }
-            if !complete, entries.count < capacity / 2 {
-                (entries, complete) = try refill(prefix, db: db, now: now)
-            }
-            // During a bulk load most lists of common prefixes are already full of better items: skip the write.
-            if exists, complete == wasComplete, entries == before { continue }
-            try write.execute(arguments: [prefix, complete, encode(entries)])
+            work.append(ListChange(prefix: prefix, change: change, stored: stored, complete: complete))
         }
+        var merged: [MergedList] = []
+        if work.count < parallelMerges {
+            merged = work.map(Self.merged)
+        } else {
+            parallelApplies.add(1, ordering: .relaxed)
+            let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+            let chunk = (work.count + workers - 1) / workers
+            let parts = Mutex([[MergedList]](repeating: [], count: workers))
+            DispatchQueue.concurrentPerform(iterations: workers) { [work] worker in
+                let part = work[min(work.count, worker * chunk)..<min(work.count, (worker + 1) * chunk)].map(Self.merged)
+                parts.withLock { $0[worker] = part }
+            }
+            merged = parts.withLock { $0.flatMap { $0 } }
+        }
+        let write = try db.cachedStatement(sql: upsertSQL).sqliteStatement
+        for (list, var result) in zip(work, merged) {
+            if result.needsRefill {
+                let before = list.stored.map { decode(Data($0)) }
+                (result.entries, result.complete) = try refill(list.prefix, db: db, now: now)
+                result.differs = before == nil || result.complete != list.complete || result.entries != before!
+                result.encoded = encode(result.entries)
+            }
+            // During a bulk load most lists of common prefixes are already full of better items: no write.
+            guard result.differs, let encoded = result.encoded else { continue }
+            try SegmentMerger.bindAndStep(db, write) {
+                RawBind.text(write, 1, list.prefix)
+                sqlite3_bind_int64(write, 2, result.complete ? 1 : 0)
+                RawBind.blob(write, 3, encoded)
+            }
+        }
+    }
+
+    /// A list merged with its change (apart from the database, on any thread): items removed, items added that
+    /// the list takes, cut to its capacity; encoded unless it must be refilled from the postings.
+    private static func merged(_ list: ListChange) -> MergedList {
+        let change = list.change
+        var entries = list.stored.map { stored in stored.withUnsafeBytes { decode($0) } } ?? []
+        var complete = list.complete
+        let before = entries
+        if let removed = change.removed, !entries.isEmpty {
+            entries.removeAll { removed.contains($0.item) }
+        }
+        // An incomplete list's outsiders all rank below its last entry, and a search relies on it: such a list
+        // only takes items that beat its last entry.
+        let threshold = complete ? nil : entries.last
+        if let added = change.added {
+            // (An item of a pending write can be in a list already: a list built or refilled since it was
+            // written read it from the postings.)
+            // (Items newer than every entry, as a bulk load's are, cannot be there: the set is made only for
+            // an older one.)
+            let newest = entries.reduce(Int64.min) { max($0, $1.item) }
+            var present: Set<Int64>? = nil
+            for entry in added.entries {
+                if let threshold, !Entry.precedes(entry, threshold) { continue }
+                if entry.item <= newest {
+                    if present == nil { present = Set(entries.lazy.map(\.item)) }
+                    if present!.contains(entry.item) { continue }
+                }
+                entries.append(entry)
+            }
+            // Items left out of the transaction's best: only entries above all of them may stay.
+            if let dropped = added.bestDropped {
+                complete = false
+                entries.removeAll { !Entry.precedes($0, dropped) }
+            }
+        }
+        entries.sort(by: Entry.precedes)
+        let capacity = capacity(of: list.prefix)
+        if entries.count > capacity {
+            entries.removeLast(entries.count - capacity)
+            complete = false
+        }
+        if !complete, entries.count < capacity / 2 {
+            return MergedList(entries: [], complete: false, needsRefill: true, differs: true, encoded: nil)
+        }
+        let differs = list.stored == nil || complete != list.complete || entries != before
+        return MergedList(entries: entries, complete: complete, needsRefill: false, differs: differs,
+                          encoded: differs ? encode(entries) : nil)
     }
 
     /// Whether an incomplete list stays as it is: it holds none of `removed`, and none of `added` precedes its last

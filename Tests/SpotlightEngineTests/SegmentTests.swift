@@ -570,6 +570,42 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(Set(try search("a b c", lists: false)).isSubset(of: Set(live.keys)), true)
     }
 
+    /// Writes that change more lists than `PrefixLists.parallelMerges` merge them on every core: the lists stay
+    /// what ranking every match gives, through additions, replacements, deletes and refills.
+    func testListsMergedOnEveryCoreStayExact() throws {
+        var random = SplitMix64(state: 20261127)
+        let letters = Array("abcdefghij")
+        let words = (0..<1_500).map { _ in String((0..<5).map { _ in letters[Int(random.next() % 10)] }) }
+        var live = Set<String>()
+        let runs = PrefixLists.parallelApplies.load(ordering: .relaxed)
+        for round in 0..<4 {
+            var operations: [IndexOperation] = []
+            for _ in 0..<1_500 {
+                let id = "i\(random.next() % 2_500)"
+                if round > 0, random.next() % 3 == 0 {
+                    operations.append(.delete(identifiers: [id]))
+                    live.remove(id)
+                } else {
+                    let title = (0..<Int(random.next() % 3 + 1)).map { _ in words[Int(random.next() % 1_500)] }
+                        .joined(separator: " ")
+                    operations.append(.upsert(item(id, title: title, hint: Double(random.next() % 50))))
+                    live.insert(id)
+                }
+            }
+            try store.apply(operations, now: now)
+            for prefix in ["a", "b", "j", "ab", "ba", "jj", "abc", "cab", "jig", "dea", "fff"] {
+                for limit in [5, 40, 0] {
+                    XCTAssertEqual(try search(prefix, limit: limit), try search(prefix, limit: limit, lists: false),
+                                   "round \(round), \(prefix), limit \(limit)")
+                }
+            }
+            XCTAssertEqual(try store.count(now: now), live.count)
+        }
+        XCTAssertGreaterThanOrEqual(PrefixLists.parallelApplies.load(ordering: .relaxed) - runs, 4,
+                                    "every round changed more than \(PrefixLists.parallelMerges) lists")
+        try store.checkIntegrity()
+    }
+
     /// A large write that deletes most of an incomplete list's items refills the list from the postings, in the
     /// same transaction: the postings of the items that write added must be there by then (its segment is encoded
     /// on another core while the write goes on, and inserted before the lists are updated).
