@@ -243,7 +243,7 @@ struct Writer {
                 // came in a pending write is not added: its row is gone).
                 asOf = try PendingPrefixes.drain(into: &prefixes, db: db, now: now)
             }
-            try PrefixLists.apply(prefixes, db: db, now: asOf)
+            try PrefixLists.apply(prefixes, db: db, now: asOf, onEveryCore: isLarge)
             let hot = prefixes.hot
             prefixes = PrefixLists.Changes()
             prefixes.hot = hot
