@@ -486,13 +486,11 @@ enum PrefixLists {
         var complete: Bool
     }
 
-    /// A list changed (`merged`): its entries, whether it is complete, whether it must be refilled from the
-    /// postings, and whether it differs from the stored one.
+    /// A list merged with its change (`merged`): whether it is complete, whether it must be refilled from the
+    /// postings, and its encoded entries when they are to be written (nil: the stored list stays).
     private struct MergedList: Sendable {
-        var entries: [Entry]
         var complete: Bool
         var needsRefill: Bool
-        var differs: Bool
         var encoded: Data?
     }
 
@@ -553,13 +551,13 @@ enum PrefixLists {
         let write = try db.cachedStatement(sql: upsertSQL).sqliteStatement
         for (list, var result) in zip(work, merged) {
             if result.needsRefill {
+                let (entries, complete) = try refill(list.prefix, db: db, now: now)
                 let before = list.stored.map { decode(Data($0)) }
-                (result.entries, result.complete) = try refill(list.prefix, db: db, now: now)
-                result.differs = before == nil || result.complete != list.complete || result.entries != before!
-                result.encoded = encode(result.entries)
+                result.complete = complete
+                result.encoded = before == nil || complete != list.complete || entries != before! ? encode(entries) : nil
             }
             // During a bulk load most lists of common prefixes are already full of better items: no write.
-            guard result.differs, let encoded = result.encoded else { continue }
+            guard let encoded = result.encoded else { continue }
             try SegmentMerger.bindAndStep(db, write) {
                 RawBind.text(write, 1, list.prefix)
                 sqlite3_bind_int64(write, 2, result.complete ? 1 : 0)
@@ -609,11 +607,10 @@ enum PrefixLists {
             complete = false
         }
         if !complete, entries.count < capacity / 2 {
-            return MergedList(entries: [], complete: false, needsRefill: true, differs: true, encoded: nil)
+            return MergedList(complete: false, needsRefill: true, encoded: nil)
         }
         let differs = list.stored == nil || complete != list.complete || entries != before
-        return MergedList(entries: entries, complete: complete, needsRefill: false, differs: differs,
-                          encoded: differs ? encode(entries) : nil)
+        return MergedList(complete: complete, needsRefill: false, encoded: differs ? encode(entries) : nil)
     }
 
     /// Whether an incomplete list stays as it is: it holds none of `removed`, and none of `added` precedes its last

@@ -331,13 +331,19 @@ struct Writer {
         return (blocks, alone)
     }
 
+    /// The texts of the terms this write looked up (`termID(for:)`), by id: every term of the pending postings
+    /// went through it, so these are their rows' keys.
+    private func termTexts() -> [Int64: String] {
+        var texts: [Int64: String] = [:]
+        texts.reserveCapacity(newTerms.count)
+        for (text, id) in newTerms { texts[id] = text }
+        return texts
+    }
+
     private mutating func flushSegment() throws {
         guard let first = pendingFirst, let nextItem else { return }
         if !pendingPostings.isEmpty {
-            // Every term of the pending postings went through `termID(for:)`: their texts, for the rows' keys.
-            var texts: [Int64: String] = [:]
-            texts.reserveCapacity(newTerms.count)
-            for (text, id) in newTerms { texts[id] = text }
+            let texts = termTexts()
             let db = self.db
             try SegmentMerger.writeSegment(db, postings: &pendingPostings, firstItem: first, lastItem: nextItem - 1,
                                            items: pendingItems, deadItems: pendingDead) { term in
@@ -350,20 +356,26 @@ struct Writer {
         pendingDead = 0
     }
 
-    /// The pending postings' segment, encoding on another core, with what its row needs; nil when there is none
-    /// or a term's text is not at hand (`flushSegment` then writes it, looking the text up).
-    private mutating func startEncodingSegment()
-        -> (encoding: Concurrently<SegmentMerger.EncodedSegment>, first: Int64, last: Int64, items: Int, dead: Int)? {
+    /// A segment of the pending postings being encoded on another core, with what its row needs.
+    private struct EncodingSegment {
+        var encoding: Concurrently<SegmentMerger.EncodedSegment>
+        var first: Int64
+        var last: Int64
+        var items: Int
+        var dead: Int
+    }
+
+    /// Starts encoding the pending postings' segment on another core; nil when there is none or a term's text is
+    /// not at hand (`flushSegment` then writes it, looking the text up).
+    private mutating func startEncodingSegment() -> EncodingSegment? {
         guard let first = pendingFirst, let nextItem, !pendingPostings.isEmpty else { return nil }
-        // Every term of the pending postings went through `termID(for:)`: their texts, for the rows' keys.
-        var texts: [Int64: String] = [:]
-        texts.reserveCapacity(newTerms.count)
-        for (text, id) in newTerms { texts[id] = text }
+        let texts = termTexts()
         guard pendingPostings.allSatisfy({ texts[$0.term] != nil }) else { return nil }
         let postings = pendingPostings
         pendingPostings.removeAll(keepingCapacity: true)
-        let segment = (encoding: Concurrently { [texts] in SegmentMerger.encodeSegment(postings) { texts[$0] ?? "" } },
-                       first: first, last: nextItem - 1, items: pendingItems, dead: pendingDead)
+        let segment = EncodingSegment(
+            encoding: Concurrently { SegmentMerger.encodeSegment(postings) { texts[$0] ?? "" } },
+            first: first, last: nextItem - 1, items: pendingItems, dead: pendingDead)
         pendingFirst = nil
         pendingItems = 0
         pendingDead = 0
@@ -371,9 +383,7 @@ struct Writer {
     }
 
     /// Inserts a segment `startEncodingSegment` began.
-    private mutating func insertSegment(
-        _ segment: (encoding: Concurrently<SegmentMerger.EncodedSegment>, first: Int64, last: Int64, items: Int, dead: Int)
-    ) throws {
+    private mutating func insertSegment(_ segment: EncodingSegment) throws {
         var encoded = segment.encoding.value()
         try SegmentMerger.insertSegment(db, segment: &encoded, firstItem: segment.first, lastItem: segment.last,
                                         items: segment.items, deadItems: segment.dead)

@@ -51,7 +51,9 @@ public struct PublicService: Sendable {
             // The workers run in a group of their own, stopped and waited for while the database client still
             // runs: a query a worker had in flight when the client's `run()` was cancelled never completed, and
             // `serve` never exited after SIGTERM (seen right after start, when both workers query at once).
-            let watchdog = try await withThrowingDiscardingTaskGroup(returning: Task<Void, Never>.self) { workers in
+            let (watchdog, failure) = try await withThrowingDiscardingTaskGroup(
+                returning: (Task<Void, Never>, (any Error)?).self
+            ) { workers in
                 if configuration.runsCrawler {
                     workers.addTask { await crawler.run() }
                 }
@@ -64,14 +66,16 @@ public struct PublicService: Sendable {
                                          serverName: "spotlight-public"),
                     onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
                     logger: logger)
-                try await app.runService()
+                // A server that failed stops the workers the same way before its error is thrown.
+                var failure: (any Error)? = nil
+                do { try await app.runService() } catch { failure = error }
                 // Each step of the stop is logged, so a stop that never finishes names where it waits.
-                logger.notice("stopping: the server has stopped")
+                logger.notice("stopping: the server has \(failure.map { "failed: \($0)" } ?? "stopped")")
                 workers.cancelAll()
                 // A worker whose query waits on the server (a lock another session holds, a long refresh) would
                 // keep the stop waiting as long: PostgresNIO does not stop a query whose task is cancelled. Past a
                 // grace period, the pool's queries are cancelled on the server, again until the workers are done.
-                return Task { [logger] in
+                let watchdog = Task { [logger] in
                     while (try? await Task.sleep(for: .seconds(Self.stopGracePeriod))) != nil {
                         do {
                             let cancelled = try await database.cancelQueriesInFlight()
@@ -81,11 +85,13 @@ public struct PublicService: Sendable {
                         }
                     }
                 }
+                return (watchdog, failure)
             }
             watchdog.cancel()
             logger.notice("stopping: the crawler and the search refresh have stopped")
             await crawler.shutdown()
             group.cancelAll()
+            if let failure { throw failure }
         }
         logger.notice("stopped")
     }
