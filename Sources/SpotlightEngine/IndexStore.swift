@@ -25,8 +25,9 @@ import Darwin
 ///   prefix (`Initials`, at most 18 bytes). `item_expires` indexes the items that expire only.
 /// - `term(text, id, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
-/// - `segment(id, firstItem, lastItem, items, postings, deadItems, token, packed)` and
-///   `postings(text, segment, count, data)` (keyed by segment, then text): the text index as immutable segments of
+/// - `segment(id, firstItem, lastItem, items, postings, deadItems, token, packed)`, `termBlock(id, data)` (format
+///   11: a segment's terms and lists in blocks of about 4 KB, `TermBlocks`) and `postings(text, segment, count,
+///   data)` (format 7 to 10's rows, keyed by segment, then text): the text index as immutable segments of
 ///   block-compressed posting lists (`Segments.swift`); each posting carries the tier mask of `TextIndexer`.
 /// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since 2001)
 ///   under its attribute's code (`AttributeValueIndex.code`), so attribute filters on them are range lookups
@@ -48,8 +49,10 @@ package final class IndexStore: Sendable {
     /// version (no domain and keyword terms of their own), format 6 (postings keyed by text) by
     /// `upgradeFromFormat6`, format 8 by its version (no pending prefix-list changes: a format 8 reader would not
     /// see items whose changes are pending), format 9 by its version (no pending frequency decrements: a format 9
-    /// reader would count the items a small write deleted, in completions and typo tolerance's threshold).
-    package static let formatVersion = 10
+    /// reader would count the items a small write deleted, in completions and typo tolerance's threshold), format
+    /// 10 by its version (segments stored as posting rows, read as they are and written again as term blocks by the
+    /// maintenance, `SegmentMerger.nextMerge`).
+    package static let formatVersion = 11
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -344,6 +347,15 @@ package final class IndexStore: Sendable {
                         document-frequency decrements pending, for the maintenance to apply
                         """)
                 }
+                if version <= 10 {
+                    try db.execute(sql: TermBlocks.tableSQL)
+                    try db.execute(sql: "UPDATE meta SET value = 11 WHERE key = 'formatVersion'")
+                    let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM segment WHERE packed IS NULL") ?? 0
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 11: new segments store their terms \
+                        in blocks; the maintenance writes the \(rows) segments stored as posting rows again, one at a time
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: RecordBlocks.sparseIndexSQL)
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
@@ -379,6 +391,7 @@ package final class IndexStore: Sendable {
                 \(RecordDictionary.tableSQL);
                 \(RecordBlocks.tableSQL);
                 \(LongLists.tableSQL);
+                \(TermBlocks.tableSQL);
                 \(SegmentMerger.deadTableSQL);
                 \(PendingPrefixes.tableSQL);
                 \(PendingFrequencies.tableSQL);
@@ -924,6 +937,49 @@ package final class IndexStore: Sendable {
                 }
             } catch {
                 problems.append("the packed segment \(segment) is damaged")
+            }
+        }
+        // Term blocks: every block of every blocked segment, its terms in order, each list decoded. A segment's
+        // directory that does not decode is damage too.
+        if try TermBlocks.exists(db) {
+            let directories = try Int64.fetchAll(db, sql: "SELECT id >> 24 FROM termBlock WHERE id & ? = ?",
+                                                 arguments: [TermBlocks.directoryNumber, TermBlocks.directoryNumber])
+            // (Blocks without their directory would be read as a segment of posting rows, without any.)
+            let orphans = try Int64.fetchAll(db, sql: "SELECT DISTINCT id >> 24 FROM termBlock EXCEPT SELECT id >> 24 FROM termBlock WHERE id & ? = ?",
+                                             arguments: [TermBlocks.directoryNumber, TermBlocks.directoryNumber])
+            for segment in orphans.prefix(5) {
+                problems.append("the term blocks of segment \(segment) have no directory")
+            }
+            for segment in directories where problems.count < 5 {
+                guard let range = ranges[segment] else {
+                    problems.append("term blocks name a segment \(segment) that does not exist")
+                    continue
+                }
+                do {
+                    let cursor = try TermCursor(db, blockedSegment: segment)
+                    var previous: [UInt8]? = nil
+                    var terms = 0
+                    while let text = cursor.text {
+                        if let previous, !previous.lexicographicallyPrecedes(text) { throw TermBlocks.damaged }
+                        previous = text
+                        try cursor.withList { reader in
+                            try reader.forEach { item, _ in
+                                if !range.contains(item) { throw PostingCodec.Reader.damaged }
+                            }
+                        }
+                        try cursor.step()
+                        terms += 1
+                    }
+                    let directory = try Row.fetchOne(db, sql: "SELECT data FROM termBlock WHERE id = ?",
+                                                     arguments: [segment << 24 | TermBlocks.directoryNumber])
+                    let bytes: Data = try directory?.stored(0) ?? Data()
+                    let decoded = try bytes.withUnsafeBytes { try BlockedSegment(id: segment, directory: $0) }
+                    let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM termBlock WHERE id >= ? AND id < ?",
+                                                  arguments: [segment << 24, segment << 24 | TermBlocks.directoryNumber]) ?? 0
+                    guard decoded.firsts.count == stored, terms > 0 else { throw TermBlocks.damaged }
+                } catch {
+                    problems.append("the term blocks of segment \(segment) are damaged")
+                }
             }
         }
         let statement = try db.makeStatement(sql: "SELECT text, segment, count, data FROM postings")

@@ -214,11 +214,10 @@ extension IndexStore {
             }
             // Few candidates against long posting lists: decode only the blocks that may hold one of them.
             var sorted: [Int64]? = nil
-            let packed = remaining.isEmpty ? [] : try PackedSegment.current(db)
-            let rows = remaining.isEmpty ? [] : try PostingStore.rowSegments(db)
+            let segments = remaining.isEmpty ? nil : try PostingStore.Segments(db)
             for term in remaining {
                 let row = 1 + MatchCode.kindIndex(term.kind)
-                try PostingStore.forEachList(db, text: term.text, packed: packed, rows: rows) { list in
+                try PostingStore.forEachList(db, text: term.text, segments: segments) { list in
                     try checkCancellation()
                     if let candidates, candidates * 4 < list.count {
                         if sorted == nil { sorted = sortedIDs() }

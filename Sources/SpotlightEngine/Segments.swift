@@ -10,10 +10,10 @@ import Synchronization
 //   increasing order and never reused (`meta.nextItem`), and an update gives the item a new id, so every segment
 //   covers its own range of ids and segments in id order never overlap. `deadItems` counts the deletes its writer
 //   knew of; later ones are counted in `segmentDead(segment, dead)` (`noteDeleted`).
-// - `postings(text, segment, count, data)`: one row per (term, segment): the term's postings in that segment,
-//   encoded by `PostingCodec`, keyed by segment and then the term's text (format 7), so each segment is one range
-//   of the table and the lists of every term a prefix starts are one range of it (`li` on Debian: 13,000 rows
-//   read in order instead of 13,000 lookups).
+// - A segment's lists: packed into its row when small (`PackedSegment`), else in term blocks (format 11,
+//   `TermBlocks`: its terms in byte order, in blocks of one page each, with a directory of their first terms).
+//   Format 7 to 10 kept them as `postings(text, segment, count, data)` rows, one per (term, segment), keyed by
+//   segment and then the term's text; those are still read, and written again as blocks by the maintenance.
 //
 // A deleted (or updated) item leaves its postings behind until a merge: its item row is gone, and every reader
 // keeps only postings whose item row exists (`IndexStore.search` reads item rows for the hits it returns, the
@@ -255,24 +255,44 @@ enum PostingCodec {
 /// pages were a third empty and a secondary index by segment cost 0.2 bytes per posting.) A term is one lookup per
 /// segment stored as rows; there are a few (six at 900,000 items), the small segments being packed.
 enum PostingStore {
-    /// The segments stored as rows (not packed), in id order.
+    /// The segments stored as posting rows (format 10 and before; not packed, not blocks), in id order.
     static func rowSegments(_ db: Database) throws -> [Int64] {
+        try BlockedSegment.current(db).rows
+    }
+
+    /// Every segment that is not packed, in id order (a store without term blocks).
+    static func allRowSegments(_ db: Database) throws -> [Int64] {
         try Int64.fetchAll(db.cachedStatement(sql: "SELECT id FROM segment WHERE packed IS NULL ORDER BY id"))
     }
 
+    /// The segments of one read, by how they are stored: what a caller that looks up many terms reads once.
+    struct Segments {
+        var rows: [Int64]
+        var blocked: [BlockedSegment]
+        var packed: [PackedSegment]
+
+        init(_ db: Database) throws {
+            (rows, blocked) = try BlockedSegment.current(db)
+            packed = try PackedSegment.current(db)
+        }
+    }
+
     /// Calls `body` with each posting list of the term (one per segment).
-    /// `packed`, `rows`: the packed segments and the row segments of this read, when the caller looks up many terms
-    /// (else read here).
-    static func forEachList(_ db: Database, text: String, packed: [PackedSegment]? = nil, rows: [Int64]? = nil,
+    /// `segments`: the segments of this read, when the caller looks up many terms (else read here).
+    static func forEachList(_ db: Database, text: String, segments: Segments? = nil,
                             _ body: (PostingCodec.Reader) throws -> Void) throws {
+        let segments = try segments ?? Segments(db)
+        let bytes = Array(text.utf8)
+        for segment in segments.blocked {
+            try segment.withList(db, text: bytes, body)
+        }
         let statement = try db.cachedStatement(sql: "SELECT data FROM postings WHERE segment = ? AND text = ?")
-        for segment in try rows ?? rowSegments(db) {
+        for segment in segments.rows {
             try IndexStore.forEachRawRow(db, statement, [segment, text]) { h in
                 try withReader(db, h, column: 0, body)
             }
         }
-        let bytes = Array(text.utf8)
-        for segment in try packed ?? PackedSegment.current(db) {
+        for segment in segments.packed {
             guard let i = segment.position(of: bytes) else { continue }
             try segment.withList(i, body)
         }
@@ -283,19 +303,23 @@ enum PostingStore {
     /// holds any more has only dead postings: readers drop them with the other dead postings.
     static func forEachList(_ db: Database, termsFrom low: String, below high: String,
                             _ body: (Bool, PostingCodec.Reader) throws -> Void) throws {
+        let (rows, blocked) = try BlockedSegment.current(db)
+        let lowBytes = Array(low.utf8), highBytes = Array(high.utf8)
+        for segment in blocked {
+            try segment.forEachList(db, from: lowBytes, below: highBytes, body)
+        }
         let statement = try db.cachedStatement(sql: """
             SELECT text = ?1, data FROM postings WHERE segment = ?3 AND text >= ?1 AND text < ?2
             """)
-        for segment in try rowSegments(db) {
+        for segment in rows {
             try IndexStore.forEachRawRow(db, statement, [low, high, segment]) { h in
                 let exact = sqlite3_column_int64(h, 0) != 0
                 try withReader(db, h, column: 1) { try body(exact, $0) }
             }
         }
-        let prefix = Array(low.utf8)
         for segment in try PackedSegment.current(db) {
-            for i in segment.positions(startingWith: prefix) {
-                try segment.withList(i) { try body(segment.texts[i].count == prefix.count, $0) }
+            for i in segment.positions(startingWith: lowBytes) {
+                try segment.withList(i) { try body(segment.texts[i].count == lowBytes.count, $0) }
             }
         }
     }
@@ -325,7 +349,7 @@ enum PostingStore {
 /// Layout (varints): version (1 byte, 1) · termCount · termCount × (termID · textLength · text (UTF-8) · listLength ·
 /// list (`PostingCodec`)). Readers decode it once and keep it by the segment's random `token` (segments are
 /// immutable, so the decoded form stays right for as long as the segment exists, in every process).
-final class PackedSegment: Sendable {
+package final class PackedSegment: Sendable {
     let terms: [Int64]
     /// In UTF-8 byte order since format 4 (writers sort the lists by text); format 2 and 3 packed them by term id,
     /// and their blobs stay as they are: those are read through `order`.
@@ -341,8 +365,8 @@ final class PackedSegment: Sendable {
     /// all, every 64 single writes) 40–60 ms, the longest wait of a single write; packed, the blob is encoded
     /// before the lock is taken, and the commit writes it as a run of pages. Readers find a term or a prefix by
     /// binary search over the sorted texts. Tests lower it to get row segments from small data.
-    static let defaultLimit = 262_144
-    static let limit = Atomic<Int>(defaultLimit)
+    package static let defaultLimit = 262_144
+    package static let limit = Atomic<Int>(defaultLimit)
 
     init(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
@@ -502,6 +526,8 @@ enum SegmentMerger {
         var postings: Int
         /// The packed blob, for a segment of at most `PackedSegment.limit` postings.
         var packed: [UInt8]?
+        /// The term blocks of a larger one (then `lists` is empty).
+        var blocks: TermBlocks.Encoded? = nil
     }
 
     /// Sorts and encodes postings as a segment's lists, in text order, and packs them when the segment is small.
@@ -523,8 +549,12 @@ enum SegmentMerger {
         // In key order: rows go in at the end of their range, and a packed segment reads the same.
         lists.sort { UTF8Order.precedes($0.text, $1.text) }
         // (Lists whose term ids are not all known are packed when inserted, looking the ids up.)
-        let packed = postings.count <= PackedSegment.limit.load(ordering: .relaxed) && lists.allSatisfy({ $0.term != nil })
+        let small = postings.count <= PackedSegment.limit.load(ordering: .relaxed)
+        let packed = small && lists.allSatisfy({ $0.term != nil })
             ? PackedSegment.encode(lists.map { ($0.term ?? 0, $0.text, $0.data) }) : nil
+        if !small, !TermBlocks.writesRows.load(ordering: .relaxed) {
+            return EncodedSegment(lists: [], postings: postings.count, packed: nil, blocks: TermBlocks.encode(lists))
+        }
         return EncodedSegment(lists: lists, postings: postings.count, packed: packed)
     }
 
@@ -532,7 +562,8 @@ enum SegmentMerger {
     static func insertSegment(_ db: Database, segment: inout EncodedSegment, firstItem: Int64, lastItem: Int64,
                               items: Int, deadItems: Int) throws {
         try insertSegment(db, lists: &segment.lists, postings: segment.postings, firstItem: firstItem,
-                          lastItem: lastItem, items: items, deadItems: deadItems, encoded: segment.packed, sorted: true)
+                          lastItem: lastItem, items: items, deadItems: deadItems, encoded: segment.packed,
+                          blocks: segment.blocks, sorted: true)
     }
 
     /// Postings sorted by (term, item). A writer appends them item by item in increasing id order, so a stable
@@ -563,18 +594,23 @@ enum SegmentMerger {
         return sorted
     }
 
-    /// Writes a segment's encoded lists (one per term, in any order unless `sorted`: in text order).
-    /// `encoded`: the packed blob, when the caller encoded it already (`packed(_:in:)`, a merge before the lock).
+    /// Writes a segment's encoded lists (one per term, in any order unless `sorted`: in text order): packed when
+    /// small, else as term blocks (`TermBlocks`). `encoded`, `blocks`: the packed blob or the blocks, when the
+    /// caller encoded them already (a merge before the lock, a bulk load on another core).
     static func insertSegment(_ db: Database, lists: inout [EncodedList], postings: Int,
                               firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
-                              encoded: [UInt8]? = nil, sorted: Bool = false) throws {
+                              encoded: [UInt8]? = nil, blocks: TermBlocks.Encoded? = nil, sorted: Bool = false) throws {
         guard postings > 0 else { return }
         var packed: Data? = encoded.map { Data($0) }
-        if packed == nil {
-            // In key order: rows go in at the end of their range, and a packed segment reads the same.
+        var blocks = blocks
+        if packed == nil, blocks == nil {
+            // In text order: a packed segment and blocks are read by binary search, rows go in at the end of their
+            // range.
             if !sorted { lists.sort { UTF8Order.precedes($0.text, $1.text) } }
             if postings <= PackedSegment.limit.load(ordering: .relaxed) {
                 packed = Data(try Self.packed(lists, in: db))
+            } else if !TermBlocks.writesRows.load(ordering: .relaxed) {
+                blocks = TermBlocks.encode(lists)
             }
         }
         try db.cachedStatement(sql: """
@@ -582,6 +618,11 @@ enum SegmentMerger {
             """).execute(arguments: [firstItem, lastItem, items, postings, deadItems, Int64.random(in: .min ... .max), packed])
         guard packed == nil else { return }
         let segment = db.lastInsertedRowID
+        if let blocks {
+            try TermBlocks.insert(db, segment: segment, blocks)
+            return
+        }
+        // Format 10's posting rows (`TermBlocks.writesRows`: tests that make stores of that format).
         let insert = try db.cachedStatement(sql: "INSERT INTO postings(text, segment, count, data) VALUES(?, ?, ?, ?)")
         let handle = insert.sqliteStatement
         var long = 0
@@ -656,6 +697,8 @@ enum SegmentMerger {
         var items: Int
         var postings: Int
         var deadItems: Int
+        /// Stored as posting rows (format 10 and before), to be written again as term blocks.
+        var storedAsRows = false
 
         var level: Int {
             var level = 0
@@ -669,14 +712,17 @@ enum SegmentMerger {
     }
 
     static func segments(_ db: Database) throws -> [SegmentInfo] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT id, firstItem, lastItem, items, postings, \(deadItemsSQL(db)), token FROM segment ORDER BY firstItem")).map {
+        let rows = Set(try PostingStore.rowSegments(db))
+        return try Row.fetchAll(db.cachedStatement(sql: "SELECT id, firstItem, lastItem, items, postings, \(deadItemsSQL(db)), token FROM segment ORDER BY firstItem")).map {
             SegmentInfo(id: try $0.stored(0), token: try $0.stored(6), firstItem: try $0.stored(1), lastItem: try $0.stored(2),
-                        items: try $0.stored(3), postings: try $0.stored(4), deadItems: try $0.stored(5))
+                        items: try $0.stored(3), postings: try $0.stored(4), deadItems: try $0.stored(5),
+                        storedAsRows: rows.contains(try $0.stored(0)))
         }
     }
 
     /// The next merge the policy asks for, if any: a run of `mergeFactor` adjacent segments of one level (the
-    /// newest such run first), else one segment with too many dead items.
+    /// newest such run first), else one segment with too many dead items, else one a store of format 10 or
+    /// before stored as posting rows (written again alone, as term blocks: an upgraded store gets their size).
     static func nextMerge(_ segments: [SegmentInfo]) -> [SegmentInfo]? {
         var end = segments.count
         while end > 0 {
@@ -689,6 +735,10 @@ enum SegmentMerger {
         if let worst = segments.filter({ $0.items > 0 && Double($0.deadItems) > Double($0.items) * expungeShare })
             .max(by: { Double($0.deadItems) / Double($0.items) < Double($1.deadItems) / Double($1.items) }) {
             return [worst]
+        }
+        // (Not while tests make format 10 stores: the rewrite would be rows again, for ever.)
+        if !TermBlocks.writesRows.load(ordering: .relaxed), let rows = segments.last(where: \.storedAsRows) {
+            return [rows]
         }
         return nil
     }
@@ -703,6 +753,8 @@ enum SegmentMerger {
         var postings: Int
         /// The packed segment's blob, when the result is small enough to be packed.
         var packed: [UInt8]? = nil
+        /// Else its term blocks.
+        var blocks: TermBlocks.Encoded? = nil
     }
 
     /// Reads `run` (adjacent segments, in id order) and encodes it as one segment without the dead postings.
@@ -761,29 +813,16 @@ enum SegmentMerger {
                 }
             }
         }
-        // The row segments: one range of the table each, in text order, merged term by term (a few statements
-        // stepped side by side), so a merge holds one term's postings decoded at a time.
-        var cursors: [(statement: Statement, text: UnsafeBufferPointer<UInt8>?)] = []
+        // The other segments: their terms in text order (posting rows or term blocks), merged term by term, so a
+        // merge holds one term's postings decoded at a time.
+        let blockedIDs = Set(try BlockedSegment.current(db).blocked.map(\.id))
+        var cursors: [TermCursor] = []
         for segment in run where !packedIDs.contains(segment.id) {
-            let statement = try db.makeStatement(sql: "SELECT text, data FROM postings WHERE segment = ? ORDER BY text")
-            try statement.setArguments([segment.id])
-            cursors.append((statement, nil))
+            cursors.append(blockedIDs.contains(segment.id)
+                ? try TermCursor(db, blockedSegment: segment.id) : try TermCursor(db, rowSegment: segment.id))
         }
-        func step(_ c: Int) throws {
-            let h = cursors[c].statement.sqliteStatement
-            switch sqlite3_step(h) {
-            case SQLITE_ROW:
-                cursors[c].text = UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0)))
-            case SQLITE_DONE:
-                cursors[c].text = nil
-            case let code:
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-        }
-        defer { for cursor in cursors { sqlite3_reset(cursor.statement.sqliteStatement) } }
-        for c in cursors.indices { try step(c) }
         while true {
-            var smallest: UnsafeBufferPointer<UInt8>? = nil
+            var smallest: [UInt8]? = nil
             for cursor in cursors {
                 guard let text = cursor.text else { continue }
                 if smallest == nil || text.lexicographicallyPrecedes(smallest!) { smallest = text }
@@ -791,14 +830,13 @@ enum SegmentMerger {
             guard let smallest else { break }
             let term = String(decoding: smallest, as: UTF8.self)
             // Every cursor at this term (in id order, which `emit` sorts anyway) is read, then stepped.
-            for c in cursors.indices {
-                guard let text = cursors[c].text, text.elementsEqual(term.utf8) else { continue }
-                try PostingStore.withReader(db, cursors[c].statement.sqliteStatement, column: 1) { list in
+            for cursor in cursors where cursor.text == smallest {
+                try cursor.withList { list in
                     try list.forEach { item, tiers in
                         if isLive(item) { current.append((item, tiers)) }
                     }
                 }
-                try step(c)
+                try cursor.step()
             }
             emit(term, extra: packedByTerm.removeValue(forKey: term))
         }
@@ -810,6 +848,9 @@ enum SegmentMerger {
         var merged = PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total)
         if total > 0, total <= PackedSegment.limit.load(ordering: .relaxed) {
             merged.packed = try packed(lists, in: db)
+            merged.lists = []
+        } else if total > 0, !TermBlocks.writesRows.load(ordering: .relaxed) {
+            merged.blocks = TermBlocks.encode(lists)
             merged.lists = []
         }
         return merged
@@ -832,11 +873,14 @@ enum SegmentMerger {
         try db.execute(sql: "DELETE FROM postings WHERE segment IN (\(placeholders))", arguments: arguments)
         try db.execute(sql: "DELETE FROM segment WHERE id IN (\(placeholders))", arguments: arguments)
         try db.execute(sql: "DELETE FROM segmentDead WHERE segment IN (\(placeholders))", arguments: arguments)
-        for id in ids { try LongLists.delete(segment: id, db) }
+        for id in ids {
+            try LongLists.delete(segment: id, db)
+            try TermBlocks.delete(segment: id, db)
+        }
         var lists = merge.lists
         try insertSegment(db, lists: &lists, postings: merge.postings, firstItem: first.firstItem,
                           lastItem: last.lastItem, items: merge.liveItems, deadItems: max(0, merge.liveItems - liveNow),
-                          encoded: merge.packed)
+                          encoded: merge.packed, blocks: merge.blocks)
         return true
     }
 
@@ -884,6 +928,11 @@ enum LongLists {
         guard let id = try? varint.varint(), varint.offset == varint.bytes.count, id <= UInt64(Int64.max) else {
             throw PostingCodec.Reader.damaged
         }
+        return try withList(db, id: Int64(id), body)
+    }
+
+    /// Calls `body` with the list of `postingData` row `id`; a missing row is damage.
+    static func withList<T>(_ db: Database, id: Int64, _ body: (PostingCodec.Reader) throws -> T) throws -> T {
         // A fresh statement when the cached one is in use (a reader of a long list inside another's body).
         let cached = try db.cachedStatement(sql: "SELECT data FROM postingData WHERE id = ?")
         let statement = sqlite3_stmt_busy(cached.sqliteStatement) != 0
@@ -892,7 +941,7 @@ enum LongLists {
             let h = statement.sqliteStatement
             sqlite3_reset(h)
             defer { sqlite3_reset(h) }
-            sqlite3_bind_int64(h, 1, Int64(id))
+            sqlite3_bind_int64(h, 1, id)
             let code = sqlite3_step(h)
             guard code == SQLITE_ROW else {
                 if code == SQLITE_DONE { throw PostingCodec.Reader.damaged }

@@ -174,7 +174,7 @@ struct Writer {
             dfDelta.removeAll()
             try db.execute(sql: """
                 DELETE FROM postings; DELETE FROM segment; DELETE FROM segmentDead; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
-                DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM prefixPending; DELETE FROM dfPending;
+                DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM termBlock; DELETE FROM prefixPending; DELETE FROM dfPending;
                 UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)

@@ -3,6 +3,7 @@
 import Foundation
 import OpenCoreSpotlight
 import SpotlightEngine
+import Synchronization
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -104,6 +105,8 @@ case "merge-loop":
     // "write n k" before write n (of item k) and "ack n k" once it is committed (a kill between the commit and the
     // announcement leaves a committed write that was never acknowledged).
     let count = args.count > 4 ? Int(args[4]) ?? 60 : 60
+    // A segment size (postings) above which segments are not packed: a small one makes merges write term blocks.
+    if args.count > 5, let limit = Int(args[5]) { PackedSegment.limit.store(limit, ordering: .relaxed) }
     let store: IndexStore
     do { store = try StoreRegistry.store(app: args[2], indexName: args[3]) } catch { fail("cannot open: \(error)") }
     var random = SystemRandomNumberGenerator()

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 @testable import OpenCoreSpotlight
-import SpotlightEngine
+@testable import SpotlightEngine
 import SpotlightTestSupport
 
 typealias SeededGenerator = SplitMix64
@@ -326,8 +326,23 @@ final class ModelFuzzTests: IndexTestCase {
 
     func testRandomOperationsMatchTheModel() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let operations = Int(environment["OPENSPOTLIGHT_FUZZ_OPERATIONS"] ?? "") ?? 3_000
-        let seed = UInt64(environment["OPENSPOTLIGHT_FUZZ_SEED"] ?? "") ?? 17
+        try await run(operations: Int(environment["OPENSPOTLIGHT_FUZZ_OPERATIONS"] ?? "") ?? 3_000,
+                      seed: UInt64(environment["OPENSPOTLIGHT_FUZZ_SEED"] ?? "") ?? 17)
+    }
+
+    /// The same with every segment of more than 64 postings stored as term blocks (`TermBlocks`), not packed: the
+    /// fuzz's writes are small, and would otherwise only ever make packed segments.
+    func testRandomOperationsMatchTheModelWithTermBlocks() async throws {
+        PackedSegment.limit.store(64, ordering: .relaxed)
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
+        let environment = ProcessInfo.processInfo.environment
+        let encoded = TermBlocks.encodings.load(ordering: .relaxed)
+        try await run(operations: Int(environment["OPENSPOTLIGHT_FUZZ_OPERATIONS"] ?? "") ?? 1_500,
+                      seed: UInt64(environment["OPENSPOTLIGHT_FUZZ_SEED"] ?? "") ?? 29)
+        XCTAssertGreaterThan(TermBlocks.encodings.load(ordering: .relaxed) - encoded, 20, "segments written as term blocks")
+    }
+
+    private func run(operations: Int, seed: UInt64) async throws {
         random = SeededGenerator(state: seed)
         let index = CSSearchableIndex(name: "fuzz")
         var step = 0

@@ -234,7 +234,8 @@ final class ProcessTests: IndexTestCase {
     }
 
     /// Kills a writer that replaces items one commit at a time and merges segments in between, at random moments
-    /// (in segment writes, in merges, between them), while this process reads the same store: after every kill the
+    /// (in segment writes, in merges, between them; every other round its merges write term blocks), while this
+    /// process reads the same store: after every kill the
     /// store passes its integrity check (every posting list decodes and lies in its segment), every acknowledged
     /// write is there, and every item is found by its current token and never by an older one (no dead posting
     /// comes back, no live one is lost in a merge).
@@ -246,7 +247,8 @@ final class ProcessTests: IndexTestCase {
         var acknowledged = 0
         let url = try StoreLocation.storeURL(app: app, indexName: "merges", root: root)
         for round in 0..<kills {
-            let (process, pipe) = try helper(["merge-loop", app, "merges", "40"])
+            // Every other round, merges write term blocks (segments of more than 16 postings are not packed).
+            let (process, pipe) = try helper(["merge-loop", app, "merges", "40", round % 2 == 1 ? "16" : "\(PackedSegment.defaultLimit)"])
             XCTAssertTrue(waitForLine(pipe) { $0 == "ready" }, "the writer starts")
             // Read the store from here while the child merges (other connections, same file).
             let reader = try IndexStore(url: url, create: false)

@@ -156,6 +156,8 @@ final class InitialsTests: XCTestCase {
         // keyed by term id.
         PackedSegment.limit.store(4_096, ordering: .relaxed)
         defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
+        TermBlocks.writesRows.store(true, ordering: .relaxed)
+        defer { TermBlocks.writesRows.store(false, ordering: .relaxed) }
         let words = ["three", "four", "five"]
         try store.apply((0..<2_000).map { i in
             .upsert(item("f\(i)", title: "format " + words[i % 3], text: "number \(i)"))
@@ -177,6 +179,7 @@ final class InitialsTests: XCTestCase {
                 CREATE INDEX postings_segment ON postings(segment);
                 INSERT INTO postings SELECT t.id, p.segment, p.count, p.data FROM postingsByText p JOIN term t ON t.text = p.text;
                 DROP TABLE postingsByText;
+                DROP TABLE termBlock;
                 UPDATE meta SET value = 3 WHERE key = 'formatVersion';
                 """)
             XCTAssertGreaterThan(try Int.fetchOne(db, sql: "SELECT count(*) FROM postings") ?? 0, 2_000, "a segment stored as rows")

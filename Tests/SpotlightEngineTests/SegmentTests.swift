@@ -240,7 +240,7 @@ final class SegmentTests: XCTestCase {
         let segments = try store.segmentSummary()
         XCTAssertLessThan(segments.count, 10, "the writes' own maintenance merged the small segments: \(segments)")
         XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM segment WHERE packed IS NULL") }, 1,
-                       "the bulk segment is stored as rows, the small ones packed")
+                       "the bulk segment is stored as term blocks, the small ones packed")
         XCTAssertEqual(Set(try search("single")).count, 30)
         XCTAssertEqual(Set(try search("bulk")).count, 1_970)
     }
@@ -388,6 +388,8 @@ final class SegmentTests: XCTestCase {
             try store.read {
                 try Int.fetchOne($0, sql: """
                     SELECT coalesce((SELECT sum(length(data)) FROM postings), 0)
+                         + coalesce((SELECT sum(length(data)) FROM termBlock), 0)
+                         + coalesce((SELECT sum(length(data)) FROM postingData), 0)
                          + coalesce((SELECT sum(length(packed)) FROM segment), 0)
                     """) ?? 0
             }
@@ -762,6 +764,252 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(try search("air", limit: 3), ["air", "air-00", "air-01"])
     }
 
+    // MARK: - Term blocks (format 11)
+
+    /// A word of letters only (the tokenizer keeps it whole), different for every `n`.
+    private func word(_ n: Int, _ head: String) -> String {
+        var n = n, letters = ""
+        repeat {
+            letters.append(Character(Unicode.Scalar(UInt8(97 + n % 26))))
+            n /= 26
+        } while n > 0
+        return head + letters
+    }
+
+    /// Items whose terms fill many term blocks: two words of their own each (some with a non-ASCII letter), a
+    /// word every item has (a long list, in `postingData`), and one a tenth of them share.
+    private func blockItems(_ count: Int, tag: String) -> [StoredItem] {
+        (0..<count).map { i in
+            item("\(tag)\(i)", title: "\(word(i, "q")) \(word(i * 7 + 3, i % 5 == 0 ? "ré" : "r")) common \(word(i % 10, "tenth"))")
+        }
+    }
+
+    /// The items (by identifier) that hold each term, from the indexer itself.
+    private func expectedPostings(_ items: [StoredItem]) -> [String: Set<String>] {
+        var expected: [String: Set<String>] = [:]
+        for item in items {
+            for term in TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes).keys {
+                expected[term, default: []].insert(item.uniqueIdentifier)
+            }
+        }
+        return expected
+    }
+
+    /// A block's point lookup and the start of a range, which skip entries by the bytes they share instead of
+    /// rebuilding them, find exactly what comparing every term would: random terms over a small alphabet (long shared prefixes, terms
+    /// that are prefixes of others), probed with every term and with random texts.
+    func testFindInATermBlockEqualsComparingEveryTerm() throws {
+        var random = SplitMix64(state: 11)
+        // Whole scalars (one or two bytes), so every text is valid UTF-8; probes also use one no term has.
+        let pieces: [[UInt8]] = [[0x61], [0x62], [0x63], [0xC3, 0xA9], [0x64]]
+        for round in 0..<200 {
+            var texts = Set<[UInt8]>()
+            let count = 1 + Int(random.next() % 60)
+            while texts.count < count {
+                texts.insert((0..<(1 + Int(random.next() % 6))).flatMap { _ in pieces[Int(random.next() % 4)] })
+            }
+            let sorted = texts.sorted { $0.lexicographicallyPrecedes($1) }
+            let lists = sorted.enumerated().map { n, text in
+                SegmentMerger.EncodedList(text: String(decoding: text, as: UTF8.self), count: 1,
+                                          data: PostingCodec.encode([(item: Int64(n + 1), tiers: UInt8(1))]))
+            }
+            let encoded = TermBlocks.encode(lists)
+            XCTAssertEqual(encoded.blocks.count, 1)
+            var probes = sorted
+            for _ in 0..<40 {
+                probes.append((0..<Int(random.next() % 7)).flatMap { _ in pieces[Int(random.next() % 5)] })
+            }
+            for probe in probes {
+                let expected = sorted.firstIndex(of: probe).map { Int64($0 + 1) }
+                let found = try encoded.blocks[0].withUnsafeBytes { bytes -> Int64? in
+                    guard let data = try TermBlocks.find(probe, in: bytes, first: sorted[0]) else { return nil }
+                    var first: Int64? = nil
+                    try PostingCodec.Reader(data).forEach { item, _ in first = first ?? item }
+                    return first
+                }
+                XCTAssertEqual(found, expected, "round \(round), probe \(probe)")
+                // Where a range from the probe starts: the first term not before it, rebuilt from the probe's bytes.
+                let next = sorted.first { !$0.lexicographicallyPrecedes(probe) }
+                let sought = try encoded.blocks[0].withUnsafeBytes { bytes -> [UInt8]? in
+                    guard let start = try TermBlocks.seek(probe, in: bytes, first: sorted[0]) else { return nil }
+                    var entries = try TermBlocks.Entries(bytes)
+                    try entries.resume(at: start.start, term: Array(probe[0..<start.previous]))
+                    XCTAssertTrue(try entries.next())
+                    XCTAssertEqual(start.isTarget, entries.term == probe)
+                    return entries.term
+                }
+                XCTAssertEqual(sought, next, "round \(round), probe \(probe)")
+            }
+        }
+    }
+
+    /// A large segment's terms are stored in blocks of about 4 KB: every term, and every prefix (inside one block,
+    /// across many, before the first and past the last), reads exactly the postings the indexer gave, long lists
+    /// included, and `exact` marks the prefix's own term only.
+    func testTermBlocksFindEveryTermAndPrefixExactly() throws {
+        PackedSegment.limit.store(0, ordering: .relaxed)
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
+        let items = blockItems(3_000, tag: "b")
+        try store.apply(items.map { .upsert($0) }, now: now)
+        let blocked = try store.read { try BlockedSegment.current($0).blocked }
+        XCTAssertEqual(blocked.count, 1)
+        XCTAssertGreaterThan(blocked.first?.firsts.count ?? 0, 10, "many blocks")
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM postings") }, 0)
+        XCTAssertFalse(try store.read { try Int64.fetchAll($0, sql: "SELECT id FROM postingData") }.isEmpty, "a long list")
+        XCTAssertTrue(try store.read { try Int.fetchAll($0, sql: "SELECT length(data) FROM termBlock") }.allSatisfy { $0 <= TermBlocks.targetBytes },
+                      "each block fits its page")
+        let uids = Dictionary(uniqueKeysWithValues: try store.read { try Row.fetchAll($0, sql: "SELECT id, uid FROM item") }
+            .map { (try $0.stored(0) as Int64, try $0.stored(1) as String) })
+        func read(_ body: (Database, inout Set<String>) throws -> Void) throws -> Set<String> {
+            try store.read { db in
+                var found = Set<String>()
+                try body(db, &found)
+                return found
+            }
+        }
+        let expected = expectedPostings(items)
+        for (term, holders) in expected {
+            let found = try read { db, found in
+                try PostingStore.forEachList(db, text: term) { list in try list.forEach { item, _ in found.insert(uids[item] ?? "?") } }
+            }
+            XCTAssertEqual(found, holders, term)
+        }
+        // Terms the segment lacks, next to ones it has: before, between and after them in byte order.
+        var absent = ["", "a", "zzzz", "\u{10FFFF}", "commo", "commonz", "q", "tenth"]
+        for term in expected.keys.sorted().enumerated().filter({ $0.offset % 7 == 0 }).map(\.element) {
+            var next = Array(term.utf8)
+            next[next.count - 1] &+= 1
+            absent += [term + "a", String(term.dropLast()), String(decoding: next, as: UTF8.self), "0" + term]
+        }
+        for term in absent {
+            let found = try read { db, found in
+                try PostingStore.forEachList(db, text: term) { list in try list.forEach { item, _ in found.insert(uids[item] ?? "?") } }
+            }
+            XCTAssertEqual(found, expected[term] ?? [], term.debugDescription)
+        }
+        var prefixes = ["", "q", "qa", "qb", "r", "ré", "rz", "tenth", "tenthb", "common", "commonx", "a", "zzz", "\u{10FFFF}"]
+        for first in blocked.first?.firsts ?? [] {
+            let text = String(decoding: first, as: UTF8.self)
+            prefixes += [text, String(text.dropLast()), text + "a"]
+        }
+        for prefix in prefixes {
+            let terms = expected.keys.filter { $0.utf8.starts(with: prefix.utf8) }
+            var exact = Set<String>()
+            let found = try read { db, found in
+                try PostingStore.forEachList(db, termsFrom: prefix, below: prefix + "\u{10FFFF}") { isExact, list in
+                    try list.forEach { item, _ in
+                        found.insert(uids[item] ?? "?")
+                        if isExact { exact.insert(uids[item] ?? "?") }
+                    }
+                }
+            }
+            XCTAssertEqual(found, terms.reduce(into: Set<String>()) { $0.formUnion(expected[$1] ?? []) }, prefix.debugDescription)
+            XCTAssertEqual(exact, expected[prefix] ?? [], prefix.debugDescription)
+        }
+        XCTAssertEqual(Set(try search("common")).count, 3_000)
+        XCTAssertEqual(try search(word(1_234, "q")).first, "b1234")
+        try store.checkIntegrity()
+    }
+
+    /// Format 10 stored large segments as posting rows. Opened read-only it is searched as it is; opened for
+    /// writing it becomes format 11 with the same results, and the maintenance writes each row segment again, alone,
+    /// as term blocks: the same results in less space.
+    func testFormat10RowSegmentsAreSearchedAndWrittenAgainAsTermBlocks() throws {
+        PackedSegment.limit.store(0, ordering: .relaxed)
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
+        TermBlocks.writesRows.store(true, ordering: .relaxed)
+        defer { TermBlocks.writesRows.store(false, ordering: .relaxed) }
+        let url = directory.appendingPathComponent("index.sqlite")
+        let items = blockItems(1_500, tag: "f")
+        for batch in 0..<3 {
+            try store.apply(items[(batch * 500)..<(batch * 500 + 500)].map { .upsert($0) }, now: now)
+        }
+        try store.apply([.delete(identifiers: ["f7"])], now: now)
+        XCTAssertEqual(try store.read { try PostingStore.rowSegments($0) }.count, 3, "segments stored as rows")
+        let queries = ["common", "q", "re", "tenthb", word(1_234, "q"), word(77 * 7 + 3, "r"), "f7"]
+        let before = try queries.map { try search($0) }
+        let unlisted = try queries.map { try search($0, lists: false) }
+        func textIndexBytes() throws -> Int {
+            try store.read {
+                try Int.fetchOne($0, sql: """
+                    SELECT (SELECT count(*) FROM dbstat WHERE name IN ('postings', 'termBlock', 'postingData')) * 4096
+                    """) ?? 0
+            }
+        }
+        let rowBytes = try textIndexBytes()
+        try store.close()
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: "DROP TABLE termBlock; UPDATE meta SET value = 10 WHERE key = 'formatVersion'")
+        }
+        try queue.close()
+        TermBlocks.writesRows.store(false, ordering: .relaxed)
+        func version() throws -> Int? {
+            try store.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") }
+        }
+        store = try IndexStore(url: url, readOnly: true)
+        XCTAssertEqual(try queries.map { try search($0) }, before, "format 10 searched as it is")
+        XCTAssertEqual(try queries.map { try search($0, lists: false) }, unlisted)
+        XCTAssertEqual(try version(), 10)
+        try store.checkIntegrity()
+        try store.close()
+
+        store = try IndexStore(url: url)
+        XCTAssertEqual(try version(), IndexStore.formatVersion)
+        XCTAssertEqual(try queries.map { try search($0) }, before, "the same results after the upgrade")
+        try store.performMaintenance()
+        XCTAssertEqual(try store.read { try PostingStore.rowSegments($0) }, [], "every row segment written again")
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM postings") }, 0)
+        XCTAssertEqual(try store.read { try BlockedSegment.current($0).blocked.count }, 3, "one by one, not merged")
+        XCTAssertEqual(try queries.map { try search($0) }, before)
+        XCTAssertEqual(try queries.map { try search($0, lists: false) }, unlisted)
+        try store.checkIntegrity()
+        XCTAssertLessThan(try textIndexBytes(), rowBytes)
+        // New writes go to blocks; merges read both.
+        try store.apply(items[0..<500].map { .upsert($0) }, now: now)
+        try store.performMaintenance()
+        XCTAssertEqual(Set(try search("common")).count, 1_500)
+        XCTAssertEqual(try search(word(1_234, "q")).first, "f1234")
+        try store.checkIntegrity()
+    }
+
+    /// Damaged term blocks fail a search with `.corruptIndex` and are reported by the integrity check, never
+    /// trap: a block cut short, one replaced by a byte, one missing, a directory missing.
+    func testDamagedTermBlocksAreReportedNotTrapped() throws {
+        PackedSegment.limit.store(0, ordering: .relaxed)
+        defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
+        let damages = [
+            "UPDATE termBlock SET data = substr(data, 1, length(data) / 2) WHERE id = ?1",
+            "UPDATE termBlock SET data = x'07' WHERE id = ?1",
+            "DELETE FROM termBlock WHERE id = ?1",
+            "DELETE FROM termBlock WHERE id = ?2",
+        ]
+        for (n, damage) in damages.enumerated() {
+            try store.apply([.deleteAll], now: now)
+            let items = blockItems(2_000, tag: "d\(n)-")
+            try store.apply(items.map { .upsert($0) }, now: now)
+            let segment = try XCTUnwrap(try store.read { try BlockedSegment.current($0).blocked.first })
+            XCTAssertGreaterThan(segment.firsts.count, 3)
+            let term = String(decoding: segment.firsts[1], as: UTF8.self)
+            try store.pool.write {
+                try $0.execute(sql: damage, arguments: damage.contains("?2")
+                    ? [segment.id << 24 | 1, segment.id << 24 | TermBlocks.directoryNumber] : [segment.id << 24 | 1])
+            }
+            XCTAssertThrowsError(try store.checkIntegrity(), damage)
+            if n < 3 {
+                XCTAssertThrowsError(try search(term, lists: false), damage) { error in
+                    XCTAssertEqual((error as? EngineError)?.code, .corruptIndex, damage)
+                }
+                // (A prefix whose range ends before the damage reads no damaged bytes: every term's.)
+                XCTAssertThrowsError(try store.read { db in
+                    try PostingStore.forEachList(db, termsFrom: "", below: "\u{10FFFF}") { _, list in try list.forEach { _, _ in } }
+                }, damage) { error in
+                    XCTAssertEqual((error as? EngineError)?.code, .corruptIndex, damage)
+                }
+            }
+        }
+    }
+
     /// Lists longer than `LongLists.threshold` bytes live in `postingData`, their row a reference: searched,
     /// merged and deleted with their segment like the others; a reference naming no list is damage.
     func testLongPostingListsLiveInTheirOwnTableAndGoWithTheirSegment() throws {
@@ -780,7 +1028,11 @@ final class SegmentTests: XCTestCase {
         store.waitForMaintenance()
         let before = try long()
         XCTAssertFalse(before.isEmpty, "long lists are in postingData")
-        let segments = try store.read { try PostingStore.rowSegments($0) }
+        func largeSegments() throws -> [Int64] {
+            try store.read { try Int64.fetchAll($0, sql: "SELECT id FROM segment WHERE packed IS NULL ORDER BY id") }
+        }
+        let segments = try largeSegments()
+        XCTAssertEqual(try store.read { try BlockedSegment.current($0).blocked.map(\.id) }, segments, "stored as term blocks")
         XCTAssertTrue(before.allSatisfy { segments.contains($0 >> 24) }, "each names its segment")
         XCTAssertEqual(segments.count, 7)
         XCTAssertEqual(try search("common").count, 10_500)
@@ -792,9 +1044,9 @@ final class SegmentTests: XCTestCase {
         // An eighth: the eight segments merge into one, and their long lists go with them.
         try write(7)
         try store.performMaintenance()
-        XCTAssertLessThan(try store.read { try PostingStore.rowSegments($0) }.count, 8)
+        XCTAssertLessThan(try largeSegments().count, 8)
         let after = try long()
-        let merged = try store.read { try PostingStore.rowSegments($0) }
+        let merged = try largeSegments()
         XCTAssertTrue(after.allSatisfy { merged.contains($0 >> 24) }, "no long list of a merged segment is left")
         XCTAssertTrue(Set(after).isDisjoint(with: before))
         XCTAssertEqual(try search("tripled", lists: false).count, 8 * 500)
@@ -802,6 +1054,7 @@ final class SegmentTests: XCTestCase {
         // Everything removed: nothing left.
         try store.apply([.deleteAll], now: now)
         XCTAssertEqual(try long(), [])
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM termBlock") }, 0)
         // A reference to a list that is not there is damage, not a trap.
         try store.apply((0..<1_500).map { .upsert(item("c\($0)", title: "common")) }, now: now)
         try store.pool.write { try $0.execute(sql: "DELETE FROM postingData") }
@@ -817,6 +1070,9 @@ final class SegmentTests: XCTestCase {
     func testFormat6StoresAreSearchedReadOnlyAndUpgradedToSegmentKeyedPostings() throws {
         PackedSegment.limit.store(0, ordering: .relaxed)
         defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
+        // Posting rows, as format 10 and before wrote them.
+        TermBlocks.writesRows.store(true, ordering: .relaxed)
+        defer { TermBlocks.writesRows.store(false, ordering: .relaxed) }
         let url = directory.appendingPathComponent("index.sqlite")
         let items = (0..<300).map { item("f\($0)", title: "format six \($0)", text: "row \($0 % 7) words") }
         try store.apply(items[0..<150].map { .upsert($0) }, now: now)
@@ -844,6 +1100,7 @@ final class SegmentTests: XCTestCase {
                 DROP INDEX item_expires;
                 CREATE INDEX item_expires ON item(expires);
                 DELETE FROM meta WHERE key IN ('nextTerm', 'keywordTerms');
+                DROP TABLE termBlock;
                 UPDATE meta SET value = 6 WHERE key = 'formatVersion';
                 """)
         }
