@@ -247,13 +247,11 @@ enum PostingCodec {
     }
 }
 
-/// Reads posting lists out of the `postings` table without copying their bytes, and out of packed segments.
+/// Reads posting lists without copying their bytes: out of the term blocks of large segments (format 11,
+/// `TermBlocks`), the `postings` rows of format 7 to 10's, and packed segments.
 ///
-/// The table is keyed by (segment, term text) since format 7, so each segment's rows are one contiguous range: a
-/// segment written (or merged) appends full pages at the end of the B-tree, and a merged segment's rows go as whole
-/// pages that the next one reuses. (Keyed by (text, segment), every segment's rows interleaved with every other's:
-/// pages were a third empty and a secondary index by segment cost 0.2 bytes per posting.) A term is one lookup per
-/// segment stored as rows; there are a few (six at 900,000 items), the small segments being packed.
+/// Format 7 to 10's table is keyed by (segment, term text), so each segment's rows are one contiguous range. A term
+/// is one lookup per large segment; there are a few (six at 900,000 items), the small segments being packed.
 enum PostingStore {
     /// The segments stored as posting rows (format 10 and before; not packed, not blocks), in id order.
     static func rowSegments(_ db: Database) throws -> [Int64] {
