@@ -299,6 +299,13 @@ enum TermBlocks {
             end = try Layout(bytes).end
         }
 
+        /// Over a block whose layout was checked already (`Layout(bytes).end`): a cursor stepping one entry at a
+        /// time does not check its restarts again for every term.
+        init(_ bytes: UnsafeRawBufferPointer, end: Int) {
+            self.bytes = bytes
+            self.end = end
+        }
+
         /// Where the next entry starts.
         var position: Int { offset }
 
@@ -549,7 +556,7 @@ final class TermCursor {
             while true {
                 if offset < blockEnd {
                     try block.withUnsafeBytes { bytes in
-                        var entries = try TermBlocks.Entries(bytes)
+                        var entries = TermBlocks.Entries(bytes, end: blockEnd)
                         try entries.resume(at: offset, term: blockTerm)
                         guard try entries.next() else { return }
                         blockTerm = entries.term
