@@ -95,6 +95,8 @@ package final class IndexStore: Sendable {
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
     let columnCache = ColumnCache()
+    /// The searches' scratch buffers (`ScratchPool`).
+    let scratchPool = ScratchPool()
     /// The number and date index's attributes as columns, read once per attribute (`ValueColumns`).
     let valueColumnCache = ValueColumnCache()
     var valueColumns: ValueColumns { ValueColumns(cache: valueColumnCache, store: self) }
@@ -110,6 +112,9 @@ package final class IndexStore: Sendable {
     let walLost = Atomic<Bool>(false)
     /// How many write transactions this object has run (tests: a read must never start one).
     let writeTransactions = Atomic<Int>(0)
+    /// The durable writes (an app's) of this object waiting for the writer or running: the maintenance's
+    /// catch-up gives the writer up to them between its steps (`catchUp`, `writesPaused`).
+    let durableWritesInFlight = Atomic<Int>(0)
     /// Whether the writer connection may be left at `synchronous = NORMAL` by a maintenance transaction
     /// (`writeTransaction(durable:)`); used only on the writer's queue.
     let syncRelaxed = Atomic<Bool>(false)

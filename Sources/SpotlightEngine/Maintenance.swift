@@ -137,8 +137,9 @@ extension IndexStore {
     /// CPU from those writes (single writes of 10–12 ms instead of 2). Searches are right without the lists
     /// meanwhile; merges do not wait.
     private func runMaintenance(listsWaitForPause: Bool) throws -> Int {
-        let idle = checkpointer.secondsSinceLastCommit
-        let deferLists = listsWaitForPause && idle < Self.listPause
+        // (A write in flight is no pause, however long since the last commit: a commit that waited 120 ms for the
+        // disk had a catch-up start behind it that then held up the next twenty writes a slice each.)
+        let deferLists = listsWaitForPause && !writesPaused
         let notes = maintenance.notes.withLock { notes -> MaintenanceScheduler.Notes in
             if deferLists { return .init() }
             defer { notes = .init() }
@@ -167,10 +168,12 @@ extension IndexStore {
         // items' words: it would take the write lock and the CPU from a burst of writes), or at once when many
         // wait (searches go through all of them).
         var listsPending = false
+        // Whether a catch-up gave way to writes that came (it goes on once they pause again).
+        var yielded = false
         if !closed.withLock({ $0 }) {
             let waiting = try read { try PendingPrefixes.count($0) }
             if waiting >= PendingPrefixes.catchUpRows || (waiting > 0 && !deferLists) {
-                try catchUpPrefixLists()
+                if try !catchUpPrefixLists(yieldingToWrites: listsWaitForPause) { yielded = true }
             } else {
                 listsPending = waiting > 0
             }
@@ -179,11 +182,12 @@ extension IndexStore {
         if !closed.withLock({ $0 }) {
             let waiting = try read { try PendingFrequencies.count($0) }
             if waiting >= PendingFrequencies.catchUpRows || (waiting > 0 && !deferLists) {
-                try applyPendingFrequencies()
+                if try !applyPendingFrequencies(yieldingToWrites: listsWaitForPause) { yielded = true }
             } else if waiting > 0 {
                 listsPending = true
             }
         }
+        listsPending = listsPending || yielded
         // Then at most `listsPerRun` prefix lists, the rest noted again for the next run, so that merges are never
         // held up behind many list builds.
         let wanted = notes.stalePrefixes.union(notes.hotPrefixes).sorted()
@@ -221,50 +225,77 @@ extension IndexStore {
             }
         }
         if !closed.withLock({ $0 }), listsPending || !maintenance.notes.withLock({ $0.isEmpty }) {
-            scheduleMaintenanceIfNeeded(segmentsChanged: listsPending, after: deferLists ? Self.listPause - idle + 0.01 : 0)
+            let wait = deferLists || yielded ? max(Self.listPause - checkpointer.secondsSinceLastCommit, 0) + 0.01 : 0
+            scheduleMaintenanceIfNeeded(segmentsChanged: listsPending, after: wait)
         }
         return merges
     }
 
+    /// Whether this process's writes have paused: none waits for the writer or runs, and the last commit is
+    /// `listPause` old.
+    var writesPaused: Bool {
+        durableWritesInFlight.load(ordering: .relaxed) == 0 && checkpointer.secondsSinceLastCommit >= Self.listPause
+    }
+
     /// Applies the prefix-list changes that small writes left pending (`PendingPrefixes`), in write transactions
-    /// of at most `PendingPrefixes.catchUpSlice` each (a few rows at a time, until the time is up), so that a write
-    /// that comes meanwhile waits for one slice, not for all of them.
-    func catchUpPrefixLists() throws {
-        while !closed.withLock({ $0 }) {
-            let more = try mapped {
-                try writeTransaction(durable: false) { db -> Bool in
-                    let started = DispatchTime.now().uptimeNanoseconds
-                    let hot = try PrefixLists.hotPrefixes(db)
-                    let now = Date()
-                    repeat {
-                        guard try PendingPrefixes.count(db) > 0 else { return false }
-                        var changes = PrefixLists.Changes()
-                        changes.hot = hot
-                        let asOf = try PendingPrefixes.drain(into: &changes, db: db, now: now, limit: PendingPrefixes.catchUpChunk)
-                        try PrefixLists.apply(changes, db: db, now: asOf)
-                    } while Double(DispatchTime.now().uptimeNanoseconds - started) < PendingPrefixes.catchUpSlice * 1e9
-                    return true
-                }
-            }
-            guard more else { return }
+    /// of at most `PendingPrefixes.catchUpSlice` each (a few rows at a time, until the time is up, or until a
+    /// write waits for the writer), so that a write that comes meanwhile waits for one chunk, not for all of them.
+    ///
+    /// `yieldingToWrites`: with fewer than `PendingPrefixes.catchUpRows` rows left, stops once writes come (the
+    /// rows wait for the next pause; searches are exact meanwhile). Returns whether no row is left.
+    @discardableResult
+    func catchUpPrefixLists(yieldingToWrites: Bool = false) throws -> Bool {
+        try catchUp(yieldingToWrites: yieldingToWrites, slice: PendingPrefixes.catchUpSlice,
+                    mustContinue: { try PendingPrefixes.count($0) >= PendingPrefixes.catchUpRows }) { db, state in
+            if state.hot == nil { state.hot = try PrefixLists.hotPrefixes(db) }
+            guard try PendingPrefixes.count(db) > 0 else { return false }
+            var changes = PrefixLists.Changes()
+            changes.hot = state.hot!
+            let asOf = try PendingPrefixes.drain(into: &changes, db: db, now: state.now, limit: PendingPrefixes.catchUpChunk)
+            try PrefixLists.apply(changes, db: db, now: asOf)
+            return true
         }
     }
 
     /// Applies the document-frequency decrements that small writes left pending (`PendingFrequencies`), in write
-    /// transactions of at most `PendingFrequencies.catchUpSlice` each.
-    func applyPendingFrequencies() throws {
+    /// transactions of at most `PendingFrequencies.catchUpSlice` each, giving way to writes as
+    /// `catchUpPrefixLists` does. Returns whether no row is left.
+    @discardableResult
+    func applyPendingFrequencies(yieldingToWrites: Bool = false) throws -> Bool {
+        try catchUp(yieldingToWrites: yieldingToWrites, slice: PendingFrequencies.catchUpSlice,
+                    mustContinue: { try PendingFrequencies.count($0) >= PendingFrequencies.catchUpRows }) { db, _ in
+            try PendingFrequencies.apply(db, limit: PendingFrequencies.catchUpChunk) > 0
+        }
+    }
+
+    /// What one catch-up's chunks share within a transaction.
+    struct CatchUpState {
+        var hot: PrefixLists.HotPrefixes? = nil
+        var now = Date()
+    }
+
+    /// Runs `chunk` (false: nothing was left) in write transactions of at most `slice` seconds each; a transaction
+    /// ends early when one of this process's writes waits for the writer (it runs one chunk at least, so the
+    /// catch-up always progresses). `yieldingToWrites`: stops once writes have come, unless `mustContinue`.
+    /// Returns whether `chunk` found nothing left.
+    private func catchUp(yieldingToWrites: Bool, slice: TimeInterval, mustContinue: (Database) throws -> Bool,
+                         _ chunk: (Database, inout CatchUpState) throws -> Bool) throws -> Bool {
         while !closed.withLock({ $0 }) {
             let more = try mapped {
                 try writeTransaction(durable: false) { db -> Bool in
                     let started = DispatchTime.now().uptimeNanoseconds
+                    var state = CatchUpState()
                     repeat {
-                        guard try PendingFrequencies.apply(db, limit: PendingFrequencies.catchUpChunk) > 0 else { return false }
-                    } while Double(DispatchTime.now().uptimeNanoseconds - started) < PendingFrequencies.catchUpSlice * 1e9
+                        guard try chunk(db, &state) else { return false }
+                    } while Double(DispatchTime.now().uptimeNanoseconds - started) < slice * 1e9
+                        && durableWritesInFlight.load(ordering: .relaxed) == 0
                     return true
                 }
             }
-            guard more else { return }
+            guard more else { return true }
+            if yieldingToWrites, !writesPaused, try !read(mustContinue) { return false }
         }
+        return false
     }
 
     /// Records compressed again per write transaction of `compressRecordsWithDictionary`.

@@ -298,7 +298,7 @@ extension IndexStore {
                             .map { MatchCode.make(tier: $0.tier, kind: $0.kind) } ?? 0
                     })
                 } else {
-                    if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: space.count) }
+                    if scratch.isEmpty { scratch = scratchPool.take(count: space.count) }
                     var touched: [Int32] = []
                     if let current = candidates {
                         for d in current.dense { scratch[Int(d)] = MatchCode.unmatched }
@@ -322,6 +322,9 @@ extension IndexStore {
                 }
                 if candidates!.count == 0 { break }
             }
+            // All zeros again (each word's codes were taken out): the next search's. (Not given back when a word
+            // threw midway, cancelled, and left codes behind.)
+            if !scratch.isEmpty { scratchPool.giveBack(scratch) }
             guard let candidates, candidates.count > 0 else { return [] }
             // A long prefix with many matches of its own (not typo matches, which a list cannot hold) gets a list.
             if words.count == 1, options.lastWordIsPrefix, filterIDs == nil,

@@ -82,6 +82,37 @@ final class BackgroundQueueTests: XCTestCase {
         }
         wait(for: [done], timeout: 5)
     }
+
+    /// `Concurrently`: the caller computes the value itself when no thread has taken up the work (a pool whose
+    /// threads are all busy), instead of waiting for one; the work runs once either way.
+    func testConcurrentlyComputesTheValueItselfWhenNoThreadHasTakenTheWork() {
+        let pool = DispatchQueue(label: "busy pool")
+        pool.suspend()
+        defer { pool.resume() }
+        let runs = Atomic<Int>(0)
+        let value = Concurrently(on: pool) { () -> Int in
+            runs.add(1, ordering: .relaxed)
+            return 42
+        }
+        let got = expectation(description: "the value, with the pool's only thread busy")
+        DispatchQueue.global().async {
+            XCTAssertEqual(value.value(), 42)
+            got.fulfill()
+        }
+        wait(for: [got], timeout: 10)
+        pool.resume()
+        pool.sync {}
+        pool.suspend()
+        XCTAssertEqual(value.value(), 42, "asked again")
+        XCTAssertEqual(runs.load(ordering: .relaxed), 1, "the pool's turn found the work done")
+
+        // And on a free pool, computed there and waited for.
+        let free = Concurrently { () -> [Int] in
+            Thread.sleep(forTimeInterval: 0.01)
+            return Array(0..<1_000)
+        }
+        XCTAssertEqual(free.value().count, 1_000)
+    }
 }
 
 private extension String {

@@ -74,6 +74,32 @@ final class IndexStoreTests: XCTestCase {
         }
     }
 
+    /// A store's searches pass their scratch (a byte per item) on to each other (`ScratchPool`): it comes back all
+    /// zeros after every kind of search, so the next one answers as a store object that never searched does.
+    func testSearchesPassOnTheirScratchAllZeros() throws {
+        let words = ["alpha", "alps", "beta", "gamma", "alphabet", "delta"]
+        try store.apply((0..<600).map { i in
+            .upsert(item("i\(i)", title: "\(words[i % 6]) \(words[(i / 6) % 6]) n\(i % 13)",
+                         description: i % 4 == 0 ? "alpha helper \(words[i % 5])" : nil, hint: i % 50))
+        })
+        let queries = ["alp", "alpha beta", "n1", "gamma al", "alpah", "beta delta n", "zzz", "a", "alphabet gamma n7",
+                       "delta", "al be ga"]
+        for round in 0..<3 {
+            for query in queries {
+                var options = TextSearchOptions(limit: 7)
+                options.now = now
+                options.usePrefixLists = round != 1
+                let fresh = try IndexStore(url: store.url)
+                defer { try? fresh.close() }
+                XCTAssertEqual(try store.search(query, options: options).map(\.item.uniqueIdentifier),
+                               try fresh.search(query, options: options).map(\.item.uniqueIdentifier), "\(query), round \(round)")
+            }
+        }
+        let scratch = store.scratchPool.take(count: 600)
+        XCTAssertGreaterThanOrEqual(scratch.count, 600)
+        XCTAssertTrue(scratch.allSatisfy { $0 == 0 }, "given back all zeros")
+    }
+
     func testValueCodecRoundTripsEveryKind() throws {
         let attributes: [String: AttributeValue] = [
             "s": .string("héllo ✓"), "i": .int(-42), "d": .double(3.25), "t": .bool(true), "f": .bool(false),
