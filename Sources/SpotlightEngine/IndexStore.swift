@@ -736,8 +736,7 @@ package final class IndexStore: Sendable {
                 switch clientState {
                 case .keep: break
                 case .set(let data), .compareAndSet(_, let data):
-                    try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('clientState', ?)",
-                                   arguments: [data])
+                    try db.cachedStatement(sql: Writer.setMeta).execute(arguments: ["clientState", data])
                 }
                 newTerms = writer.newTerms
                 segmentsChanged = writer.changedSegments

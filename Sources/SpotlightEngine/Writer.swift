@@ -251,11 +251,13 @@ struct Writer {
             try PendingPrefixes.record(pendingChanges, now: now, db: db)
             pendingChanges.removeAll()
         }
+        // Updated in place: `INSERT OR REPLACE` deleted the row and inserted it under a new rowid, which also
+        // rewrote its entry in the key's index, one more page in every write's commit.
         if let nextItem {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextItem', ?)").execute(arguments: [nextItem])
+            try db.cachedStatement(sql: Self.setMeta).execute(arguments: ["nextItem", nextItem])
         }
         if let nextTermID {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES('nextTerm', ?)").execute(arguments: [nextTermID])
+            try db.cachedStatement(sql: Self.setMeta).execute(arguments: ["nextTerm", nextTermID])
         }
         if itemsChanged {
             // Tells the maintenance that items changed since it read a snapshot (`IndexStore.itemsState`).
@@ -266,6 +268,9 @@ struct Writer {
             itemsChanged = false
         }
     }
+
+    /// Sets a `meta` value, keeping the row where it is.
+    static let setMeta = "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
 
     /// Closed blocks held before they are written (about 1 MB of records): a large batch streams them.
     static let blocksHeld = 256
