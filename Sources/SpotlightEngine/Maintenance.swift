@@ -334,23 +334,27 @@ extension IndexStore {
         writeDictionary.withLock { $0.trainingTried = true }
         guard let dictionary = RecordDictionary.train(samples: samples) else { return }
         var stored = false
-        // Records in their rows (`length(attrs) = 0`: in a block, compressed with it), then the blocks
-        // (`RecordBlocks`): their records the same, their frame new.
-        guard try recompress(select: "SELECT id, attrs FROM item WHERE id > ? AND length(attrs) > 0 ORDER BY id LIMIT ?",
-                             update: "UPDATE item SET attrs = ? WHERE id = ? AND attrs = ?",
-                             chunk: Self.recompressionChunk, dictionary: dictionary, stored: &stored, { db, id, old in
-            let plain = try ValueCodec.decode([UInt8](old), item: id, in: db)
-            return ValueCodec.stored(attributes: plain.attributes, custom: plain.custom, dictionary: dictionary)
-        }) else { return }
-        guard try recompress(select: "SELECT id, data FROM recordBlock WHERE id > ? ORDER BY id LIMIT ?",
-                             update: "UPDATE recordBlock SET data = ? WHERE id = ? AND data = ?",
-                             chunk: Self.recompressionChunk / 16, dictionary: dictionary, stored: &stored, { db, _, old in
-            guard ValueCodec.dictionaryID(of: old) != dictionary.id else { return old }
-            let plain = try ValueCodec.plain(old, dictionary: { try RecordDictionary.named($0, in: db) })
-            return ValueCodec.compressed(plain, dictionary: dictionary)
-        }) else { return }
-        if stored {
-            writeDictionary.withLock { $0 = .init(looked: true, dictionary: dictionary, trainingTried: true) }
+        // Writes that began before the dictionary was stored write their records without it, also after the passes
+        // below went by their ids (a batch committed while they ran kept 400 of 1,600 records plain): the passes
+        // run again while items changed meanwhile (at most twice more; writes from then on use the dictionary).
+        for _ in 0..<3 {
+            let state = try read { try Self.itemsState($0) }
+            // Records in their rows (`length(attrs) = 0`: in a block, compressed with it), then the blocks
+            // (`RecordBlocks`): their records the same, their frame new.
+            guard try recompress(select: "SELECT id, attrs FROM item WHERE id > ? AND length(attrs) > 0 ORDER BY id LIMIT ?",
+                                 update: "UPDATE item SET attrs = ? WHERE id = ? AND attrs = ?",
+                                 chunk: Self.recompressionChunk, dictionary: dictionary, stored: &stored, { db, id, old in
+                let plain = try ValueCodec.decode([UInt8](old), item: id, in: db)
+                return ValueCodec.stored(attributes: plain.attributes, custom: plain.custom, dictionary: dictionary)
+            }) else { return }
+            guard try recompress(select: "SELECT id, data FROM recordBlock WHERE id > ? ORDER BY id LIMIT ?",
+                                 update: "UPDATE recordBlock SET data = ? WHERE id = ? AND data = ?",
+                                 chunk: Self.recompressionChunk / 16, dictionary: dictionary, stored: &stored, { db, _, old in
+                guard ValueCodec.dictionaryID(of: old) != dictionary.id else { return old }
+                let plain = try ValueCodec.plain(old, dictionary: { try RecordDictionary.named($0, in: db) })
+                return ValueCodec.compressed(plain, dictionary: dictionary)
+            }) else { return }
+            guard try read({ try Self.itemsState($0) }) != state, !closed.withLock({ $0 }) else { break }
         }
     }
 
@@ -384,6 +388,10 @@ extension IndexStore {
                 }
             } catch is RecordDictionary.Conflict {
                 return false
+            }
+            if !stored {
+                // In the file now: the writes from here on compress their records with it.
+                writeDictionary.withLock { $0 = .init(looked: true, dictionary: dictionary, trainingTried: true) }
             }
             stored = true
         }
