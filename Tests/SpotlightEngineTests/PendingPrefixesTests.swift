@@ -147,8 +147,9 @@ final class PendingPrefixesTests: XCTestCase {
         XCTAssertTrue(try store.applyPendingFrequencies())
         XCTAssertEqual(try pendingRows(), 0)
         XCTAssertEqual(try frequencyRows(), 0)
-        let chunks = (60 - PendingPrefixes.catchUpChunk + PendingPrefixes.catchUpChunk - 1) / PendingPrefixes.catchUpChunk
-            + (30 - PendingFrequencies.catchUpChunk + PendingFrequencies.catchUpChunk - 1) / PendingFrequencies.catchUpChunk
+        // The rows left after the first chunk of each, a chunk per transaction (rounded up).
+        func needed(_ rows: Int, chunk size: Int) -> Int { (rows - size + size - 1) / size }
+        let chunks = needed(60, chunk: PendingPrefixes.catchUpChunk) + needed(30, chunk: PendingFrequencies.catchUpChunk)
         XCTAssertGreaterThanOrEqual(store.writeTransactions.load(ordering: .relaxed) - transactions, chunks,
                                     "one chunk per transaction")
         try assertListsAgree("caught up")
