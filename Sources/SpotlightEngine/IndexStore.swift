@@ -97,6 +97,8 @@ package final class IndexStore: Sendable {
     let columnCache = ColumnCache()
     /// The searches' scratch buffers (`ScratchPool`).
     let scratchPool = ScratchPool()
+    /// The words of items read by searches' forward checks (`ForwardTermsCache`).
+    let forwardTerms = ForwardTermsCache()
     /// The number and date index's attributes as columns, read once per attribute (`ValueColumns`).
     let valueColumnCache = ValueColumnCache()
     var valueColumns: ValueColumns { ValueColumns(cache: valueColumnCache, store: self) }

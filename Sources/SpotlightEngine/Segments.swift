@@ -212,6 +212,7 @@ enum PostingCodec {
 
         /// The postings of the blocks holding a posting in one of `tiers` (a block's tier union says): the others
         /// are skipped without decoding. `body` still sees the other postings of a decoded block.
+        @inline(__always)
         func forEach(tiers: UInt8, _ body: (Int64, UInt8) throws -> Void) throws {
             try forEachBlock { b, previous, block in
                 if block.tierUnion & tiers != 0 { try forEach(inBlock: b, block, after: previous, body) }

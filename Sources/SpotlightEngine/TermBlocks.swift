@@ -399,7 +399,9 @@ final class BlockedSegment: Sendable {
     func forEachList(_ db: Database, from low: [UInt8], below high: [UInt8],
                      _ body: (Bool, PostingCodec.Reader) throws -> Void) throws {
         try forEachEntry(db, from: low, below: high) { term, data in
-            try TermBlocks.withList(db, segment: id, data) { try body(term.count == low.count && !TermBlocks.precedes(low, term), $0) }
+            // (Worked out before the list's closure, which then captures no array: retained around every list.)
+            let exact = term.count == low.count && !TermBlocks.precedes(low, term)
+            try TermBlocks.withList(db, segment: id, data) { try body(exact, $0) }
         }
     }
 

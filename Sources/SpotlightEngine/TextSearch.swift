@@ -292,7 +292,12 @@ extension IndexStore {
                                            : frequency / Self.postingsPerForwardCheck) {
                     // Few candidates left: read their words instead of the word's postings.
                     let ids = (0..<current.count).map { space.item(at: Int(current.dense[$0])) }
-                    try Self.loadTerms(db, ids: ids.filter { forward[$0] == nil }, into: &forward)
+                    // (Read and tokenized once per process: the next keystroke has the same candidates.)
+                    let unread = forwardTerms.take(ids.filter { forward[$0] == nil }, into: &forward)
+                    var read: [Int64: [String: UInt8]] = [:]
+                    try Self.loadTerms(db, ids: unread, into: &read)
+                    forwardTerms.keep(read)
+                    forward.merge(read) { kept, _ in kept }
                     candidates!.narrow(word: i, codes: ids.map { id in
                         Self.forwardMatch(word, prefix: isPrefix, terms: forward[id] ?? [:], typos: typos)
                             .map { MatchCode.make(tier: $0.tier, kind: $0.kind) } ?? 0

@@ -100,6 +100,67 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertTrue(scratch.allSatisfy { $0 == 0 }, "given back all zeros")
     }
 
+    /// The words the forward check reads stay for the next keystroke, and never outlive what their id names: an
+    /// update (a new id) is found on its new words only, a delete not at all, as by a store that never searched.
+    func testForwardCheckedWordsAreKeptAndFollowUpdates() throws {
+        // `zulu2…` names 5 items and `kappa` 8 (fewer than `Typos.expansionThreshold`, so typos are looked for):
+        // `kappa zulu2` reads the words of `zulu2`'s candidates to check `kappa` on them.
+        try store.apply((0..<300).map { i in
+            .upsert(item("i\(i)", title: "alpha n\(i)" + (i % 40 == 0 ? " kappa" : ""),
+                         description: i % 20 == 0 ? "zulu\(i % 60) helper" : "common words"))
+        })
+        var options = TextSearchOptions(limit: 10)
+        options.now = now
+        func identifiers(_ query: String, in store: IndexStore) throws -> [String] {
+            try store.search(query, options: options).map(\.item.uniqueIdentifier).sorted()
+        }
+        func check(_ queries: [String], _ message: String) throws {
+            for query in queries {
+                let fresh = try IndexStore(url: store.url)
+                defer { try? fresh.close() }
+                XCTAssertEqual(try identifiers(query, in: store), try identifiers(query, in: fresh), "\(query): \(message)")
+            }
+        }
+        XCTAssertEqual(store.forwardTerms.count, 0)
+        // (`zulu2` also matches the other `zulu…` words with a typo: 15 candidates.)
+        XCTAssertEqual(try identifiers("kappa zulu2", in: store), ["i0", "i120", "i160", "i200", "i240", "i280", "i40", "i80"])
+        XCTAssertEqual(store.forwardTerms.count, 15, "the candidates' words are kept")
+        // The next keystrokes: the same answers, from the kept words.
+        try check(["kappa zulu2", "kappa zulu20", "kapa zulu20", "kappa zulu", "alpha zulu2"], "kept words")
+        // i80 loses `kappa`, i20 gains it, i200 is deleted: their old ids' kept words must not answer.
+        try store.apply([
+            .upsert(item("i80", title: "omega n80", description: "zulu20 helper")),
+            .upsert(item("i20", title: "alpha n20 kappa", description: "zulu20 helper")),
+            .delete(identifiers: ["i200"]),
+        ])
+        XCTAssertEqual(try identifiers("kappa zulu2", in: store), ["i0", "i120", "i160", "i20", "i240", "i280", "i40"])
+        XCTAssertEqual(try identifiers("omega zulu2", in: store), ["i80"])
+        try check(["kappa zulu2", "kappa zulu20", "kapa zulu20", "omega zulu2", "alpha zulu2"], "after the update")
+    }
+
+    /// The kept words are bounded: two generations, the older dropped when the newer fills.
+    func testForwardTermsCacheKeepsTwoGenerations() {
+        let cache = ForwardTermsCache()
+        let words = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("w\($0)", UInt8(1)) })
+        let perGeneration = ForwardTermsCache.termsPerGeneration / words.count + 1
+        for id in 0..<Int64(3 * perGeneration) { cache.keep([id: words]) }
+        XCTAssertLessThanOrEqual(cache.count, 2 * perGeneration + 1)
+        var found: [Int64: [String: UInt8]] = [:]
+        // The first ids went with the oldest generation; the last are there.
+        XCTAssertEqual(cache.take([0, Int64(3 * perGeneration - 1)], into: &found), [0])
+        XCTAssertEqual(found[Int64(3 * perGeneration - 1)], words)
+        // One found in the older generation moves to the newer, so it outlives the rest of its generation.
+        let moving = ForwardTermsCache()
+        for id in 0..<Int64(perGeneration) { moving.keep([id: words]) }
+        moving.keep([1_000: words])
+        found.removeAll()
+        XCTAssertEqual(moving.take([0], into: &found), [], "in the older generation")
+        for id in Int64(2_000)..<Int64(2_000 + perGeneration - 1) { moving.keep([id: words]) }
+        found.removeAll()
+        XCTAssertEqual(moving.take([0, 1], into: &found), [1], "0 was moved; 1 went with its generation")
+        XCTAssertEqual(found[0], words)
+    }
+
     func testValueCodecRoundTripsEveryKind() throws {
         let attributes: [String: AttributeValue] = [
             "s": .string("héllo ✓"), "i": .int(-42), "d": .double(3.25), "t": .bool(true), "f": .bool(false),
