@@ -411,11 +411,42 @@ extension IndexStore {
             }
         }
         let boostedSet = Set(boosted)
-        var buckets: [Int32: [Int]] = [:]
+        // The candidates by level of word units, highest first, each level's in position order: counted by level
+        // (units are tenths of word points, a few hundred at most), then placed. (A dictionary of arrays, hashed
+        // and grown one candidate at a time, was a tenth of a search whose prefix names 12,000 items.)
+        var lowest = Int32.max, highest = Int32.min
         for k in 0..<candidates.count where boostedSet.isEmpty || !boostedSet.contains(k) {
-            buckets[candidates.units[k], default: []].append(k)
+            lowest = min(lowest, candidates.units[k])
+            highest = max(highest, candidates.units[k])
         }
-        let levels = buckets.keys.sorted(by: >)
+        var levels: [Int32] = []
+        var levelStarts: [Int] = [0]
+        var byLevel: [Int] = []
+        if lowest <= highest {
+            // Damage cannot make this large: a candidate's units add the points of its matched words.
+            var counts = [Int](repeating: 0, count: Int(highest) - Int(lowest) + 1)
+            for k in 0..<candidates.count where boostedSet.isEmpty || !boostedSet.contains(k) {
+                counts[Int(candidates.units[k] - lowest)] += 1
+            }
+            // Where each level starts, highest level first.
+            var next = [Int](repeating: 0, count: counts.count)
+            var placed = 0
+            for u in counts.indices.reversed() where counts[u] > 0 {
+                levels.append(lowest + Int32(u))
+                next[u] = placed
+                placed += counts[u]
+                levelStarts.append(placed)
+            }
+            byLevel = [Int](repeating: 0, count: placed)
+            for k in 0..<candidates.count where boostedSet.isEmpty || !boostedSet.contains(k) {
+                let u = Int(candidates.units[k] - lowest)
+                byLevel[next[u]] = k
+                next[u] += 1
+            }
+        }
+        func positions(level n: Int) -> ArraySlice<Int> {
+            byLevel[levelStarts[n]..<levelStarts[n + 1]]
+        }
 
         // A candidate's identifier is only needed to break ties and for engagement: read from the columns, it is
         // made a String only then.
@@ -428,7 +459,8 @@ extension IndexStore {
             var lastUsed: Double?
             var name: NameMatch
             var uid: String?
-            var column: SegmentColumns?
+            /// Where its static signals are in `columns` (`StaticColumns.signals`); -1: read from its row.
+            var entry: Int32
             var index: Int
         }
         var pool: [Scored] = []
@@ -444,7 +476,7 @@ extension IndexStore {
         let staticRow = try db.cachedStatement(sql: """
             SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ? AND expires > ?
             """)
-        func read(_ positions: [Int]) throws {
+        func read<Positions: Collection<Int>>(_ positions: Positions) throws {
             // (At least doubled when it must grow: a level's appends grew it step by step, each step a copy of the
             // pool; reserving just what a level needs copied it at every level.)
             if pool.capacity < pool.count + positions.count {
@@ -458,16 +490,16 @@ extension IndexStore {
                 if let signals = columns.signals(id) {
                     // From the columns; whether the item still exists and has not expired is checked when it is
                     // returned (below). Added in the order `RankingExplanation.total` adds.
-                    let name = nameMatch(matched, signals.column.name(at: signals.index))
+                    let name = nameMatch(matched, columns.name(entry: signals.entry, index: signals.index))
                     var score = points + name.exact + name.start + name.length
                         + Ranking.hintPoints(signals.hint) + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now)
                     var uid: String? = nil
                     if !options.boosts.isEmpty {
-                        uid = signals.column.uid(at: signals.index)
+                        uid = columns.uid(entry: signals.entry, index: signals.index)
                         score += options.boosts[uid!] ?? 0
                     }
                     pool.append(Scored(k: k, id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, name: name, uid: uid,
-                                       column: signals.column, index: signals.index))
+                                       entry: Int32(signals.entry), index: signals.index))
                     best.offer(score)
                     continue
                 }
@@ -483,14 +515,14 @@ extension IndexStore {
                                                          key: UInt64(bitPattern: sqlite3_column_int64(h, 5))))
                     let score = points + name.exact + name.start + name.length + Ranking.hintPoints(hint)
                         + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
-                    pool.append(Scored(k: k, id: id, score: score, hint: hint, lastUsed: lastUsed, name: name, uid: uid, column: nil, index: 0))
+                    pool.append(Scored(k: k, id: id, score: score, hint: hint, lastUsed: lastUsed, name: name, uid: uid, entry: -1, index: 0))
                     best.offer(score)
                 }
             }
         }
         @inline(__always) func uid(_ i: Int) -> String {
             if let uid = pool[i].uid { return uid }
-            let uid = pool[i].column!.uid(at: pool[i].index)
+            let uid = columns.uid(entry: Int(pool[i].entry), index: pool[i].index)
             pool[i].uid = uid
             return uid
         }
@@ -501,6 +533,11 @@ extension IndexStore {
             func precedes(_ a: Int, _ b: Int) -> Bool {
                 let x = pool[a].score, y = pool[b].score
                 if x != y { return x > y }
+                if pool[a].entry >= 0, pool[b].entry >= 0,
+                   let order = columns.asciiIdentifierPrecedes(entry: Int(pool[a].entry), index: pool[a].index,
+                                                               entry: Int(pool[b].entry), index: pool[b].index) {
+                    return order
+                }
                 return uid(a) < uid(b)
             }
             guard let count, count < pool.count else { return pool.indices.sorted(by: precedes) }
@@ -558,7 +595,7 @@ extension IndexStore {
                 prunePool = false
             }
             if next < levels.count {
-                try read(buckets[levels[next]]!)
+                try read(positions(level: next))
                 next += 1
             }
             // Anything not read yet scores at most this.

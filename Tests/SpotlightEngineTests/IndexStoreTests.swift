@@ -138,6 +138,26 @@ final class IndexStoreTests: XCTestCase {
         try check(["kappa zulu2", "kappa zulu20", "kapa zulu20", "omega zulu2", "alpha zulu2"], "after the update")
     }
 
+    /// Equal scores are ordered by identifier as `String`s order them, whether the identifiers are compared as bytes
+    /// (both ASCII) or as `String`s (either not), and ranked levels come highest first.
+    func testEqualScoresAreOrderedByIdentifier() throws {
+        let identifiers = ["b", "a", "ab", "B", "a-1", "a_1", "A", "aa", "é", "e\u{301}x", "z", "Zebra", "ä",
+                           "abc", "abd", "ab c", "10", "9", "~", "ß"]
+        try store.apply(identifiers.map { .upsert(item($0, title: "same words")) } + [
+            .upsert(item("best", title: "same same words words")),
+            .upsert(item("worse", description: "same words")),
+        ])
+        var options = TextSearchOptions(limit: 40)
+        options.now = now
+        for query in ["same", "same w", "sam"] {
+            let found = try store.search(query, options: options).map(\.item.uniqueIdentifier)
+            XCTAssertEqual(found.count, identifiers.count + 2, query)
+            XCTAssertEqual(found.last, "worse", query)
+            let tied = found.filter { $0 != "best" && $0 != "worse" }
+            XCTAssertEqual(tied, identifiers.sorted(), query)
+        }
+    }
+
     /// The kept words are bounded: two generations, the older dropped when the newer fills.
     func testForwardTermsCacheKeepsTwoGenerations() {
         let cache = ForwardTermsCache()

@@ -365,7 +365,7 @@ final class SegmentTests: XCTestCase {
         for column in whole {
             for id in column.firstItem...column.lastItem {
                 let i = Int(id - column.firstItem)
-                guard let (hint, lastUsed, other, j) = cached.signals(id) else {
+                guard let (hint, lastUsed, e, j) = cached.signals(id), let other = cached.entries[e].columns else {
                     XCTAssertFalse(column.present[i], "item \(id) is in the rows but not in the columns")
                     continue
                 }
