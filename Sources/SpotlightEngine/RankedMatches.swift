@@ -179,6 +179,25 @@ extension IndexStore {
         }
     }
 
+    /// `forEachRawRow` for a statement whose one parameter is an integer, bound through the C API: GRDB's
+    /// arguments cost more than the step of a point lookup (typo tolerance looks up hundreds of terms, each in
+    /// every large segment: a sixth of `s3tr` on PyPI).
+    static func forEachRawRow(_ db: Database, _ statement: Statement, int64 value: Int64,
+                              _ row: (OpaquePointer) throws -> Void) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_bind_int64(handle, 1, value)
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            try row(handle)
+        }
+    }
+
     /// Folds the best free-text match of `word` in each item into `scratch` (indexed by dense number): the term
     /// itself, terms it starts (when it is a prefix), and terms within its typo budget (`Typos`).
     ///

@@ -385,7 +385,7 @@ final class BlockedSegment: Sendable {
         let statement = sqlite3_stmt_busy(cached.sqliteStatement) != 0 ? try db.makeStatement(sql: sql) : cached
         var found = false
         try withExtendedLifetime(statement) {
-            try IndexStore.forEachRawRow(db, statement, [id << 24 | Int64(number)]) { h in
+            try IndexStore.forEachRawRow(db, statement, int64: id << 24 | Int64(number)) { h in
                 found = true
                 let bytes = try PostingStore.blob(h, column: 0)
                 guard let data = try TermBlocks.find(text, in: bytes, first: firsts[number]) else { return }

@@ -71,6 +71,47 @@ final class RecordBlockTests: XCTestCase {
         try store.checkIntegrity()
     }
 
+    /// Decompressed blocks are cached by file, id and a hash of their bytes: a store made again at the same path,
+    /// whose blocks have the same ids and other records, reads its own records, never the blocks cached from the
+    /// store before it.
+    func testAStoreMadeAgainAtTheSamePathReadsItsOwnBlocks() throws {
+        let url = store.url
+        let first = items(0..<300)
+        try store.apply(first.map { .upsert($0) })
+        XCTAssertEqual(try store.item(withIdentifier: "pkg:5")?.attributes, first[5].attributes)
+        let firstBlocks = try blocks()
+        try store.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        store = try IndexStore(url: url)
+        let second = items(0..<300, prefix: "pkg").map { item in
+            var changed = item
+            changed.attributes["title"] = .string("other \(item.uniqueIdentifier)")
+            return changed
+        }
+        try store.apply(second.map { .upsert($0) })
+        XCTAssertEqual(try blocks().first?.id, firstBlocks.first?.id, "blocks under the same ids as before")
+        for index in [0, 5, 150, 299] {
+            XCTAssertEqual(try store.item(withIdentifier: "pkg:\(index)")?.attributes, second[index].attributes)
+        }
+    }
+
+    /// The blocks' hash sees every byte and the length.
+    func testTheBlockFingerprintSeesEveryByte() {
+        var bytes = (0..<4_099).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        func hash(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { RecordBlocks.fingerprint($0) } }
+        let original = hash(bytes)
+        var seen: Set<UInt64> = [original]
+        for position in [0, 1, 7, 8, 2_048, 4_095, 4_096, 4_097, 4_098] {
+            bytes[position] ^= 0x01
+            XCTAssertTrue(seen.insert(hash(bytes)).inserted, "a change at \(position)")
+            bytes[position] ^= 0x01
+        }
+        XCTAssertEqual(hash(bytes), original)
+        XCTAssertTrue(seen.insert(hash(Array(bytes.dropLast()))).inserted, "one byte shorter")
+        XCTAssertTrue(seen.insert(hash(bytes + [0])).inserted, "a zero byte longer")
+        XCTAssertNotEqual(hash([]), hash([0]))
+    }
+
     /// A write of more blocks than it holds (`Writer.blocksHeld`) compresses them on another thread while it goes
     /// on and inserts them at its end: records whose items the same write replaced or deleted meanwhile are counted
     /// dead in their block (a block with none left is not written), and every other record reads back whole.
