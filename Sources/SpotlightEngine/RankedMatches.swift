@@ -167,16 +167,7 @@ extension IndexStore {
     static func forEachRawRow(_ db: Database, _ statement: Statement, _ arguments: StatementArguments,
                               _ row: (OpaquePointer) throws -> Void) throws {
         try statement.setArguments(arguments)
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            try row(handle)
-        }
+        try stepRows(db, statement.sqliteStatement, row)
     }
 
     /// `forEachRawRow` for a statement whose one parameter is an integer, bound through the C API: GRDB's
@@ -187,6 +178,11 @@ extension IndexStore {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
         sqlite3_bind_int64(handle, 1, value)
+        try stepRows(db, handle, row)
+    }
+
+    /// Steps a bound statement to its end, calling `row` with each row, and resets it.
+    private static func stepRows(_ db: Database, _ handle: OpaquePointer, _ row: (OpaquePointer) throws -> Void) throws {
         defer { sqlite3_reset(handle) }
         while true {
             let code = sqlite3_step(handle)
