@@ -429,8 +429,10 @@ extension IndexStore {
         // The candidates by level of word units, highest first, each level's in position order: counted by level
         // (units are tenths of word points, a few hundred at most), then placed. (A dictionary of arrays, hashed
         // and grown one candidate at a time, was a tenth of a search whose prefix names 12,000 items.)
+        // (Engaged candidates are read before the levels, `read(boosted)`, and are in none.)
+        @inline(__always) func isRanked(_ k: Int) -> Bool { boostedSet.isEmpty || !boostedSet.contains(k) }
         var lowest = Int32.max, highest = Int32.min
-        for k in 0..<candidates.count where boostedSet.isEmpty || !boostedSet.contains(k) {
+        for k in 0..<candidates.count where isRanked(k) {
             lowest = min(lowest, candidates.units[k])
             highest = max(highest, candidates.units[k])
         }
@@ -440,7 +442,7 @@ extension IndexStore {
         if lowest <= highest {
             // Damage cannot make this large: a candidate's units add the points of its matched words.
             var counts = [Int](repeating: 0, count: Int(highest) - Int(lowest) + 1)
-            for k in 0..<candidates.count where boostedSet.isEmpty || !boostedSet.contains(k) {
+            for k in 0..<candidates.count where isRanked(k) {
                 counts[Int(candidates.units[k] - lowest)] += 1
             }
             // Where each level starts, highest level first.
@@ -453,7 +455,7 @@ extension IndexStore {
                 levelStarts.append(placed)
             }
             byLevel = [Int](repeating: 0, count: placed)
-            for k in 0..<candidates.count where boostedSet.isEmpty || !boostedSet.contains(k) {
+            for k in 0..<candidates.count where isRanked(k) {
                 let u = Int(candidates.units[k] - lowest)
                 byLevel[next[u]] = k
                 next[u] += 1
