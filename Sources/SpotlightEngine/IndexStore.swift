@@ -719,7 +719,9 @@ package final class IndexStore: Sendable {
                 for (position, operation) in operations.enumerated() {
                     if position % window == 0 {
                         if let next { prepared = next.value() }
-                        writer.begin(prepared)
+                        try writer.begin(prepared)
+                        // (The writer's is then its last reference: `Writer.endWindow` frees it on another thread.)
+                        prepared = PreparedUpsert.Window()
                         let following = position + window
                         next = following < operations.count
                             ? Concurrently { [following] in

@@ -20,6 +20,11 @@ struct Writer {
     private var dfDelta: [String: Int] = [:]
     /// The id the next new term gets (terms are never deleted, so the largest id plus one), once looked up.
     private var nextTermID: Int64? = nil
+    /// The terms this transaction adds to the vocabulary (their ids in `newTerms`), inserted by `finish` with
+    /// their document frequencies: one insertion each, in the vocabulary's order, where inserting a new term when
+    /// first met and updating its frequency at the end searched the vocabulary twice and wrote it twice (a tenth of
+    /// PyPI's bulk load on the transaction's thread).
+    private var addedTerms: [(text: String, id: Int64)] = []
     private var pendingPostings: [(term: Int64, item: Int64, tiers: UInt8)] = []
     /// The ids allocated since the last segment was written (`pendingFirst...nextItem - 1`), and how many of them
     /// were deleted again in this transaction.
@@ -64,6 +69,21 @@ struct Writer {
     /// The dictionary new records are compressed with (`RecordDictionary`), if the index has one.
     let dictionary: RecordDictionary?
 
+    /// The statements a bulk load runs for every item or term, taken from GRDB's cache once per transaction:
+    /// `cachedStatement(sql:)` hashes the whole SQL text at each call.
+    private var termLookup: Statement? = nil
+    private var itemLookup: Statement? = nil
+    private var itemInsert: Statement? = nil
+    private var valueInsert: Statement? = nil
+
+    /// A statement of this transaction's, from `slot` or else GRDB's cache.
+    private func statement(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+        if let statement = slot { return statement }
+        let statement = try db.cachedStatement(sql: sql)
+        slot = statement
+        return statement
+    }
+
     init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date, dictionary: RecordDictionary? = nil) {
         self.db = db
         self.store = store
@@ -101,10 +121,35 @@ struct Writer {
     }
 
     /// Starts applying the operations of a prepared window (after taking in the previous one's).
-    mutating func begin(_ window: PreparedUpsert.Window) {
+    ///
+    /// The window's terms are resolved first: those this process knows, then the others looked up in the
+    /// vocabulary's order, so that consecutive searches of its B-tree find their pages where the previous ones left
+    /// them (a term not found is added when an item of the window first uses it: `unresolvedTerm`).
+    mutating func begin(_ window: PreparedUpsert.Window) throws {
         endWindow()
         self.window = window
         windowTermIDs = [Int64](repeating: 0, count: window.terms.count)
+        var unknown: [Int] = []
+        for (index, text) in window.terms.enumerated() {
+            if let id = newTerms[text] {
+                windowTermIDs[index] = id
+            } else if let id = store.cachedTermID(text) {
+                newTerms[text] = id
+                windowTermIDs[index] = id
+            } else {
+                unknown.append(index)
+            }
+        }
+        unknown.sort { UTF8Order.precedes(window.terms[$0], window.terms[$1]) }
+        for index in unknown {
+            let text = window.terms[index]
+            if let id = try storedTermID(text) {
+                newTerms[text] = id
+                windowTermIDs[index] = id
+            } else {
+                windowTermIDs[index] = Self.unresolvedTerm
+            }
+        }
         windowFrequencies = [Int32](repeating: 0, count: window.terms.count)
         windowItems = [Int64](repeating: 0, count: window.range.count)
         windowOffersFit = nil
@@ -122,7 +167,11 @@ struct Writer {
                 return id == 0 ? nil : id
             }
         }
+        // Freed on another thread: a window's 2,048 prepared items (their terms' tables, records and offers) took a
+        // twentieth of PyPI's bulk load on the transaction's thread to free.
+        let finished = window
         window = PreparedUpsert.Window()
+        if !finished.items.isEmpty { DispatchQueue.global(qos: .utility).async { withExtendedLifetime(finished) {} } }
         windowTermIDs = []
         windowFrequencies = []
         windowItems = []
@@ -134,7 +183,7 @@ struct Writer {
     mutating func apply(_ operation: IndexOperation, at position: Int? = nil) throws {
         switch operation {
         case .upsert(let item, let isUpdate, let cleared, let clearedCustom):
-            let prepared = isUpdate ? nil : position.flatMap { window.items[$0] }
+            let prepared = isUpdate ? nil : position.flatMap { window.item(at: $0) }
             try upsert(item, isUpdate: isUpdate, cleared: cleared, clearedCustom: clearedCustom, prepared: prepared,
                        position: position)
         case .delete(let identifiers):
@@ -203,6 +252,20 @@ struct Writer {
         // from the postings must find this write's items.
         let segment = startEncodingSegment()
         try writeRecordBlocks(final: true)
+        if !addedTerms.isEmpty {
+            addedTerms.sort { UTF8Order.precedes($0.text, $1.text) }
+            let insert = try db.cachedStatement(sql: "INSERT INTO term(text, id, df) VALUES(?, ?, ?)").sqliteStatement
+            for (text, id) in addedTerms {
+                // (Never below 0: a term new to the vocabulary was only added by this transaction's items.)
+                let df = max(0, dfDelta.removeValue(forKey: text) ?? 0)
+                try SegmentMerger.bindAndStep(db, insert) {
+                    RawBind.text(insert, 1, text)
+                    sqlite3_bind_int64(insert, 2, id)
+                    sqlite3_bind_int64(insert, 3, Int64(df))
+                }
+            }
+            addedTerms.removeAll()
+        }
         // A small write leaves its decrements pending, one row for all of them (`PendingFrequencies`): each would
         // otherwise write a page of the vocabulary. Increments are written at once (a stored frequency is never
         // below the true one).
@@ -451,7 +514,7 @@ struct Writer {
 
     private mutating func upsert(_ item: StoredItem, isUpdate: Bool, cleared: Set<String>, clearedCustom: Set<String>,
                                  prepared: PreparedUpsert?, position: Int?) throws {
-        let lookup = try db.cachedStatement(sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?")
+        let lookup = try statement(&itemLookup, "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?")
         // Most upserts of a bulk load are of new items: whether the row exists is asked through the C API, and
         // only a row found is read through GRDB.
         let handle = lookup.sqliteStatement
@@ -501,7 +564,7 @@ struct Writer {
         let initials = prepared?.initials ?? Data(Initials.encode(newTerms))
         // Bound through SQLite's C API, as the other statements a bulk load runs for each item: GRDB's arguments
         // (an array of boxed values per statement) were a tenth of PyPI's transaction thread.
-        let insertItem = try db.cachedStatement(sql: """
+        let insertItem = try statement(&itemInsert, """
             INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)
             VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).sqliteStatement
@@ -533,8 +596,8 @@ struct Writer {
             // The window's terms are looked up once each, and counted by their number in the window.
             for (index, tiers) in prepared.termIndexes {
                 var termID = windowTermIDs[Int(index)]
-                if termID == 0 {
-                    termID = try self.termID(for: window.terms[Int(index)])
+                if termID == Self.unresolvedTerm {
+                    termID = try addTerm(window.terms[Int(index)])
                     windowTermIDs[Int(index)] = termID
                 }
                 pendingPostings.append((termID, id, tiers))
@@ -566,7 +629,7 @@ struct Writer {
             try noteListChange(.init(item: id, removed: false, terms: newTerms,
                                      added: (uid: item.uniqueIdentifier, name: name, hintPoints: hintPoints)))
         }
-        let insertValue = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)").sqliteStatement
+        let insertValue = try statement(&valueInsert, "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)").sqliteStatement
         for entry in prepared?.values ?? AttributeValueIndex.values(attributes: attributes, custom: custom) {
             try SegmentMerger.bindAndStep(db, insertValue) {
                 sqlite3_bind_int64(insertValue, 1, AttributeValueIndex.code(entry.attribute))
@@ -594,32 +657,46 @@ struct Writer {
         return try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM term") ?? 1
     }
 
+    /// A window's term `begin` did not find in the vocabulary (ids start at 1).
+    private static let unresolvedTerm: Int64 = -1
+
+    /// The id of a term, from this transaction's terms, the store's cache or the vocabulary; a term none of them
+    /// has is added (`addedTerms`).
     private mutating func termID(for text: String) throws -> Int64 {
-        if let id = newTerms[text] ?? store.cachedTermID(text) {
+        if let id = newTerms[text] { return id }
+        if let id = store.cachedTermID(text) {
             newTerms[text] = id
             return id
         }
-        // Inserted if new (most terms of a bulk load the cache does not know are), else looked up: one search of
-        // the vocabulary either way for a new term, where a lookup first made two.
-        let candidate = try nextTermID ?? storedNextTermID()
-        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO term(text, id) VALUES(?, ?)").sqliteStatement
-        try SegmentMerger.bindAndStep(db, insert) {
-            RawBind.text(insert, 1, text)
-            sqlite3_bind_int64(insert, 2, candidate)
+        if let id = try storedTermID(text) {
+            newTerms[text] = id
+            return id
         }
-        let id: Int64
-        if sqlite3_changes(db.sqliteConnection) > 0 {
-            id = candidate
-            nextTermID = candidate + 1
-        } else {
-            guard let stored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?"), arguments: [text]) else {
-                throw EngineError(.corruptIndex, "the vocabulary neither took nor holds the term \(text.prefix(80).debugDescription)")
-            }
-            id = stored
-            nextTermID = candidate
-        }
+        return try addTerm(text)
+    }
+
+    /// Adds a term the vocabulary does not have, under the next id.
+    private mutating func addTerm(_ text: String) throws -> Int64 {
+        let id = try nextTermID ?? storedNextTermID()
+        nextTermID = id + 1
         newTerms[text] = id
+        addedTerms.append((text, id))
         return id
+    }
+
+    /// A term's id in the vocabulary, looked up through SQLite's C API (a bulk load looks up tens of thousands per
+    /// batch).
+    private mutating func storedTermID(_ text: String) throws -> Int64? {
+        let lookup = try statement(&termLookup, "SELECT id FROM term WHERE text = ?").sqliteStatement
+        sqlite3_reset(lookup)
+        RawBind.text(lookup, 1, text)
+        defer { sqlite3_reset(lookup) }
+        switch sqlite3_step(lookup) {
+        case SQLITE_ROW: return sqlite3_column_int64(lookup, 0)
+        case SQLITE_DONE: return nil
+        case let code:
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
     }
 }
 
@@ -654,8 +731,8 @@ struct PreparedUpsert: Sendable {
     /// Debian item offers itself to ~150 prefixes). Both were a quarter of a bulk load's transaction thread.
     struct Window: Sendable {
         /// The prepared form of each replacing upsert (`isUpdate == false`, whose attributes are the item's own),
-        /// by position in the batch; empty for small batches.
-        var items: [Int: PreparedUpsert] = [:]
+        /// by position in the window (`range`); empty for small batches.
+        var items: [PreparedUpsert?] = []
         /// Every term of `items`, once, in the order of their first item.
         var terms: [String] = []
         /// The items' offers to the prefix lists, under their positions as item numbers, for `hot` (and the
@@ -664,6 +741,12 @@ struct PreparedUpsert: Sendable {
         var hot: PrefixLists.HotPrefixes = []
         /// The positions the window covers.
         var range: Range<Int> = 0..<0
+
+        /// The prepared upsert at a position of the batch, if the window has one.
+        func item(at position: Int) -> PreparedUpsert? {
+            let index = position - range.lowerBound
+            return items.indices.contains(index) ? items[index] : nil
+        }
     }
 
     static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes,
@@ -675,25 +758,29 @@ struct PreparedUpsert: Sendable {
         guard positions.count >= parallelThreshold else { return Window() }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let chunk = (positions.count + workers - 1) / workers
-        let results = Mutex<[Int: PreparedUpsert]>([:])
+        let results = Mutex<[[(Int, PreparedUpsert)]]>(Array(repeating: [], count: workers))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var local: [Int: PreparedUpsert] = [:]
+            var local: [(Int, PreparedUpsert)] = []
+            local.reserveCapacity(chunk)
             for position in positions.dropFirst(worker * chunk).prefix(chunk) {
                 guard case .upsert(let item, _, _, _) = operations[position] else { continue }
                 let terms = TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes,
                                               domain: item.domainIdentifier)
                 let name = NameSignals(attributes: item.attributes)
-                local[position] = PreparedUpsert(
+                local.append((position, PreparedUpsert(
                     terms: terms,
                     values: AttributeValueIndex.values(attributes: item.attributes, custom: item.customAttributes),
                     plain: ValueCodec.encode(attributes: item.attributes, custom: item.customAttributes),
                     name: name,
                     initials: Data(Initials.encode(terms)),
-                    prefixPoints: PrefixLists.bestPoints(terms, hot: hot, name: name), hot: hot)
+                    prefixPoints: PrefixLists.bestPoints(terms, hot: hot, name: name), hot: hot)))
             }
-            results.withLock { $0.merge(local) { a, _ in a } }
+            results.withLock { $0[worker] = local }
         }
-        var items = results.withLock { $0 }
+        var items = [PreparedUpsert?](repeating: nil, count: range.count)
+        for part in results.withLock({ $0 }) {
+            for (position, prepared) in part { items[position - range.lowerBound] = prepared }
+        }
         // The items' offers to the prefix lists: short prefixes by the rank of their identifiers among the
         // window's (`PrefixLists.WindowOffers`), the few long ones as entries.
         var uids: [String] = []
@@ -710,7 +797,7 @@ struct PreparedUpsert: Sendable {
         offers.hot = hot
         var shortOffers = PrefixLists.WindowOffers()
         for position in positions {
-            guard let prepared = items[position], case .upsert(let item, _, _, _) = operations[position],
+            guard let prepared = items[position - range.lowerBound], case .upsert(let item, _, _, _) = operations[position],
                   let rank = ranks[item.uniqueIdentifier] else { continue }
             // (The key `Writer.upsert` gives the item: a replacing upsert's hint and date are the item's own.)
             let hintPoints = Ranking.hintPoints(item.rankingHint)
@@ -730,10 +817,14 @@ struct PreparedUpsert: Sendable {
         // The window's terms, numbered in position order (the same numbers whichever worker ran first).
         var numbers: [String: Int32] = [:]
         var terms: [String] = []
+        numbers.reserveCapacity(positions.count * 16)
+        terms.reserveCapacity(positions.count * 16)
         for position in positions {
-            guard var item = items[position] else { continue }
-            item.termIndexes.reserveCapacity(item.terms.count)
-            for (text, tiers) in item.terms {
+            let slot = position - range.lowerBound
+            guard let termCount = items[slot]?.terms.count else { continue }
+            var indexes: [(index: Int32, tiers: UInt8)] = []
+            indexes.reserveCapacity(termCount)
+            for (text, tiers) in items[slot]!.terms {
                 let number: Int32
                 if let known = numbers[text] {
                     number = known
@@ -742,9 +833,9 @@ struct PreparedUpsert: Sendable {
                     numbers[text] = number
                     terms.append(text)
                 }
-                item.termIndexes.append((number, tiers))
+                indexes.append((number, tiers))
             }
-            items[position] = item
+            items[slot]!.termIndexes = indexes
         }
         return Window(items: items, terms: terms, offers: offers, hot: hot, range: range)
     }

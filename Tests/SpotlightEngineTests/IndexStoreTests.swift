@@ -181,6 +181,60 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(found[0], words)
     }
 
+    /// The vocabulary a write leaves (`Writer.addedTerms`: a transaction's new terms are inserted once, at its end,
+    /// with their frequencies): over more than one prepared window, with items deleted or expired in the same
+    /// write, and written by another store object of the same file (which knows none of the ids).
+    func testNewTermsAreAddedOnceWithTheirFrequencies() throws {
+        let count = PreparedUpsert.window + 300
+        var operations: [IndexOperation] = (0..<count).map { n in
+            .upsert(item("i\(n)", title: "shared unique\(n) group\(n % 3)"))
+        }
+        // Added and deleted in the same write: its new term's posting stays dead in the segment, so the term is in
+        // the vocabulary, counted 0.
+        operations.insert(.upsert(item("gone", title: "ephemeral shared")), at: 10)
+        operations.append(.delete(identifiers: ["gone"]))
+        // Expired when written: never indexed, its words never added.
+        operations.insert(.upsert(StoredItem(uniqueIdentifier: "old", domainIdentifier: nil, expirationDate: now.addingTimeInterval(-1),
+                                             attributes: ["title": .string("bygone")])), at: 20)
+        try store.apply(operations, now: now)
+        XCTAssertEqual(try store.documentFrequency(of: "shared"), count)
+        XCTAssertEqual(try store.documentFrequency(of: "unique7"), 1)
+        XCTAssertEqual(try store.documentFrequency(of: "unique\(count - 1)"), 1, "a term of the last window")
+        XCTAssertEqual(try store.documentFrequency(of: "group2"), (0..<count).filter { $0 % 3 == 2 }.count)
+        func vocabulary() throws -> (terms: Int, ids: Int, next: Int64, maximum: Int64) {
+            try store.read { db in
+                (try Int.fetchOne(db, sql: "SELECT count(*) FROM term")!,
+                 try Int.fetchOne(db, sql: "SELECT count(DISTINCT id) FROM term")!,
+                 try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'")!,
+                 try Int64.fetchOne(db, sql: "SELECT max(id) FROM term")!)
+            }
+        }
+        let first = try vocabulary()
+        XCTAssertEqual(first.terms, first.ids, "one id per term")
+        XCTAssertEqual(first.next, first.maximum + 1)
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT df FROM term WHERE text = 'ephemeral'") }, 0)
+        XCTAssertNil(try store.read { try Int.fetchOne($0, sql: "SELECT df FROM term WHERE text = 'bygone'") })
+        let sharedID = try store.read { try Int64.fetchOne($0, sql: "SELECT id FROM term WHERE text = 'shared'") }
+        // Another store object of the file knows no term: it finds them in the vocabulary (a second insertion of
+        // a text would fail on its key), in a large write and in a single one.
+        let other = try IndexStore(url: store.url)
+        try other.apply((0..<100).map { .upsert(item("o\($0)", title: "shared ephemeral fresh\($0)")) }, now: now)
+        try other.apply([.upsert(item("single", title: "shared bygone"))], now: now)
+        try other.close()
+        XCTAssertEqual(try store.documentFrequency(of: "shared"), count + 101)
+        XCTAssertEqual(try store.documentFrequency(of: "ephemeral"), 100)
+        XCTAssertEqual(try store.documentFrequency(of: "bygone"), 1)
+        XCTAssertEqual(try store.documentFrequency(of: "fresh42"), 1)
+        XCTAssertEqual(try store.read { try Int64.fetchOne($0, sql: "SELECT id FROM term WHERE text = 'shared'") }, sharedID)
+        let second = try vocabulary()
+        XCTAssertEqual(second.terms, second.ids)
+        XCTAssertEqual(second.terms, first.terms + 101, "fresh0…99 and bygone")
+        XCTAssertEqual(second.next, second.maximum + 1)
+        XCTAssertEqual(Set(try search("ephemeral", limit: 200)), Set((0..<100).map { "o\($0)" }))
+        XCTAssertEqual(try search("bygone"), ["single"])
+        try store.checkIntegrity()
+    }
+
     func testValueCodecRoundTripsEveryKind() throws {
         let attributes: [String: AttributeValue] = [
             "s": .string("héllo ✓"), "i": .int(-42), "d": .double(3.25), "t": .bool(true), "f": .bool(false),
