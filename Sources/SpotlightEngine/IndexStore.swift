@@ -810,7 +810,13 @@ package final class IndexStore: Sendable {
     }
 
     func cachedTermID(_ text: String) -> Int64? {
-        termCache.value[text]
+        termCache.withLock { $0[text] }
+    }
+
+    /// Runs `body` with the ids of the terms this process has written or read, under one lock (a window of a bulk
+    /// load looks up tens of thousands).
+    func withCachedTermIDs<R>(_ body: ([String: Int64]) throws -> R) rethrows -> R {
+        try termCache.withLock { try body($0) }
     }
 
     static func clientState(_ db: Database) throws -> Data? {

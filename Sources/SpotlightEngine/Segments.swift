@@ -403,6 +403,9 @@ package final class PackedSegment: Sendable {
         self.ranges = ranges
     }
 
+    /// The position of the term of rank `rank` in text order.
+    func position(rank: Int) -> Int { order?[rank] ?? rank }
+
     /// The position of the term `text`, if the segment has it.
     func position(of text: [UInt8]) -> Int? {
         let k = lowerBound(text)
@@ -779,41 +782,31 @@ enum SegmentMerger {
         var lists: [EncodedList] = []
         var total = 0
         var current: [(item: Int64, tiers: UInt8)] = []
-        // Term ids, which a packed result stores: those the packed segments name, the rest looked up below. Found
-        // here, on the snapshot, and not by the commit under the write lock (a lookup per term held it for 3–6 ms
-        // in every merge of single writes, the tail of single-write latency). Ids never change: a term's row is
-        // never deleted.
-        var termIDs: [String: Int64] = [:]
-        func emit(_ text: String, extra: [(item: Int64, tiers: UInt8)]?) {
-            if let extra { current += extra }
+        // Term ids, which a packed result stores: those the packed segments name (the rest are looked up below).
+        // Found here, on the snapshot, and not by the commit under the write lock (a lookup per term held it for
+        // 3–6 ms in every merge of single writes, the tail of single-write latency). Ids never change: a term's
+        // row is never deleted.
+        func emit(_ text: String, term: Int64?) {
             guard !current.isEmpty else { return }
-            // Lists of one term come in segment order, which is id order; a packed segment's come last: sort.
+            // Lists of one term come in segment order, which is id order, and packed segments' after: sort.
             current.sort { $0.item < $1.item }
-            lists.append(EncodedList(text: text, count: current.count, data: PostingCodec.encode(current), term: termIDs[text]))
+            lists.append(EncodedList(text: text, count: current.count, data: PostingCodec.encode(current), term: term))
             total += current.count
             current.removeAll(keepingCapacity: true)
         }
-        // The packed segments of the run (small): by term.
-        var packedByTerm: [String: [(item: Int64, tiers: UInt8)]] = [:]
+        // Every segment of the run is stepped in text order and merged term by term, so a merge holds one term's
+        // postings decoded at a time: the packed ones (small, decoded whole) by rank, the others through their
+        // posting rows or term blocks. (The packed segments' postings were gathered in a table by term first: the
+        // text made and hashed per term and segment was two fifths of a merge of a bulk load's segments.)
+        var packedRuns: [(segment: PackedSegment, rank: Int)] = []
         let packedRow = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE id = ? AND packed IS NOT NULL")
         var packedIDs: Set<Int64> = []
         for segment in run {
             try IndexStore.forEachRawRow(db, packedRow, [segment.id]) { h in
                 packedIDs.insert(segment.id)
-                let packed = try PackedSegment(try PostingStore.blob(h, column: 0))
-                for i in packed.terms.indices {
-                    let text = String(decoding: packed.texts[i], as: UTF8.self)
-                    termIDs[text] = packed.terms[i]
-                    try packed.withList(i) { list in
-                        try list.forEach { item, tiers in
-                            if isLive(item) { packedByTerm[text, default: []].append((item, tiers)) }
-                        }
-                    }
-                }
+                packedRuns.append((try PackedSegment(try PostingStore.blob(h, column: 0)), 0))
             }
         }
-        // The other segments: their terms in text order (posting rows or term blocks), merged term by term, so a
-        // merge holds one term's postings decoded at a time.
         let blockedIDs = Set(try BlockedSegment.current(db).blocked.map(\.id))
         var cursors: [TermCursor] = []
         for segment in run where !packedIDs.contains(segment.id) {
@@ -826,9 +819,12 @@ enum SegmentMerger {
                 guard let text = cursor.text else { continue }
                 if smallest == nil || text.lexicographicallyPrecedes(smallest!) { smallest = text }
             }
+            for (packed, rank) in packedRuns where rank < packed.texts.count {
+                let text = packed.texts[packed.position(rank: rank)]
+                if smallest == nil || text.lexicographicallyPrecedes(smallest!) { smallest = text }
+            }
             guard let smallest else { break }
-            let term = String(decoding: smallest, as: UTF8.self)
-            // Every cursor at this term (in id order, which `emit` sorts anyway) is read, then stepped.
+            // Every segment at this term is read, then stepped.
             for cursor in cursors where cursor.text == smallest {
                 try cursor.withList { list in
                     try list.forEach { item, tiers in
@@ -837,13 +833,22 @@ enum SegmentMerger {
                 }
                 try cursor.step()
             }
-            emit(term, extra: packedByTerm.removeValue(forKey: term))
+            var term: Int64? = nil
+            for n in packedRuns.indices where packedRuns[n].rank < packedRuns[n].segment.texts.count {
+                let packed = packedRuns[n].segment
+                let i = packed.position(rank: packedRuns[n].rank)
+                guard packed.texts[i] == smallest else { continue }
+                term = packed.terms[i]
+                try packed.withList(i) { list in
+                    try list.forEach { item, tiers in
+                        if isLive(item) { current.append((item, tiers)) }
+                    }
+                }
+                packedRuns[n].rank += 1
+            }
+            emit(String(decoding: smallest, as: UTF8.self), term: term)
         }
-        for term in packedByTerm.keys.sorted() {
-            current = packedByTerm[term] ?? []
-            emit(term, extra: nil)
-        }
-        lists.sort { UTF8Order.precedes($0.text, $1.text) }
+        // (In text order: the terms were taken smallest first.)
         var merged = PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total)
         if total > 0, total <= PackedSegment.limit.load(ordering: .relaxed) {
             merged.packed = try packed(lists, in: db)

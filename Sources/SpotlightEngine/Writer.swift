@@ -130,14 +130,16 @@ struct Writer {
         self.window = window
         windowTermIDs = [Int64](repeating: 0, count: window.terms.count)
         var unknown: [Int] = []
-        for (index, text) in window.terms.enumerated() {
-            if let id = newTerms[text] {
-                windowTermIDs[index] = id
-            } else if let id = store.cachedTermID(text) {
-                newTerms[text] = id
-                windowTermIDs[index] = id
-            } else {
-                unknown.append(index)
+        store.withCachedTermIDs { cache in
+            for (index, text) in window.terms.enumerated() {
+                if let id = newTerms[text] {
+                    windowTermIDs[index] = id
+                } else if let id = cache[text] {
+                    newTerms[text] = id
+                    windowTermIDs[index] = id
+                } else {
+                    unknown.append(index)
+                }
             }
         }
         unknown.sort { UTF8Order.precedes(window.terms[$0], window.terms[$1]) }
