@@ -519,7 +519,7 @@ enum PrefixLists {
             var stays = false
             // Read in place through SQLite's C API (a single-item write reads ~100 lists: GRDB's `Row` and a copy of
             // each blob were a third of its prefix-list work).
-            try IndexStore.forEachRawRow(db, read, [prefix]) { h in
+            try IndexStore.forEachRawRow(db, read, text: prefix) { h in
                 complete = try RawColumn.integer(h, 0) != 0
                 let count = Int(sqlite3_column_bytes(h, 1))
                 let bytes = UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(h, 1) : nil, count: count)

@@ -181,6 +181,16 @@ extension IndexStore {
         try stepRows(db, handle, row)
     }
 
+    /// `forEachRawRow` for a statement whose one parameter is a text, bound through the C API (a bulk load's
+    /// batch reads tens of thousands of prefix lists, each by its prefix).
+    static func forEachRawRow(_ db: Database, _ statement: Statement, text value: String,
+                              _ row: (OpaquePointer) throws -> Void) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        RawBind.text(handle, 1, value)
+        try stepRows(db, handle, row)
+    }
+
     /// Steps a bound statement to its end, calling `row` with each row, and resets it.
     private static func stepRows(_ db: Database, _ handle: OpaquePointer, _ row: (OpaquePointer) throws -> Void) throws {
         defer { sqlite3_reset(handle) }
