@@ -715,7 +715,7 @@ package final class IndexStore: Sendable {
                 }
                 var writer = Writer(db: db, store: self, newTerms: [:], now: now, dictionary: dictionary)
                 try writer.purgeExpired(now: now)
-                var next: Concurrently<PreparedUpsert.Window>? = nil
+                var next: PreparedUpsert.Background? = nil
                 for (position, operation) in operations.enumerated() {
                     if position % window == 0 {
                         if let next { prepared = next.value() }
@@ -724,10 +724,8 @@ package final class IndexStore: Sendable {
                         prepared = PreparedUpsert.Window()
                         let following = position + window
                         next = following < operations.count
-                            ? Concurrently { [following] in
-                                PreparedUpsert.prepare(operations, in: following..<min(operations.count, following + window),
-                                                       hot: hot, dictionary: dictionary, now: now)
-                            }
+                            ? PreparedUpsert.Background(operations, in: following..<min(operations.count, following + window),
+                                                        hot: hot, now: now)
                             : nil
                     }
                     try writer.apply(operation, at: position)

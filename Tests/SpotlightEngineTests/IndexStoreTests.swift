@@ -235,6 +235,45 @@ final class IndexStoreTests: XCTestCase {
         try store.checkIntegrity()
     }
 
+    /// A window prepared in parts by whichever thread comes first (`PreparedUpsert.Background`) is the window
+    /// prepared at once: the same terms, the same items with the same records, and each item's term numbers
+    /// naming its own terms. (The numbers themselves follow the order of each item's table of terms, which differs
+    /// between two tables of the same terms.)
+    func testAWindowPreparedInPartsEqualsOnePreparedAtOnce() {
+        let operations: [IndexOperation] = (0..<1_500).map { n in
+            n % 7 == 3 ? .delete(identifiers: ["x\(n)"])
+                : .upsert(item("w\(n)", title: "window \(n % 40) part\(n)", body: "shared words of item \(n % 11)"))
+        }
+        let range = 100..<1_400
+        let whole = PreparedUpsert.prepare(operations, in: range, hot: [], dictionary: nil, now: now)
+        let parts = PreparedUpsert.Background(operations, in: range, hot: [], now: now).value()
+        XCTAssertEqual(Set(parts.terms), Set(whole.terms))
+        XCTAssertEqual(parts.terms.count, Set(parts.terms).count, "each term once")
+        XCTAssertEqual(parts.range, whole.range)
+        XCTAssertGreaterThan(whole.terms.count, 1_000)
+        func named(_ item: PreparedUpsert, in window: PreparedUpsert.Window) -> [String: UInt8] {
+            Dictionary(item.termIndexes.map { (window.terms[Int($0.index)], $0.tiers) }, uniquingKeysWith: { a, _ in a })
+        }
+        var prepared = 0
+        for position in range {
+            let a = whole.item(at: position), b = parts.item(at: position)
+            XCTAssertEqual(a == nil, b == nil, "position \(position)")
+            guard let a, let b else { continue }
+            prepared += 1
+            XCTAssertEqual(b.terms, a.terms)
+            XCTAssertEqual(named(b, in: parts), b.terms, "position \(position)")
+            XCTAssertEqual(named(a, in: whole), a.terms, "position \(position)")
+            XCTAssertEqual(b.termIndexes.count, b.terms.count)
+            XCTAssertEqual(a.plain, b.plain)
+        }
+        XCTAssertEqual(prepared, range.filter { $0 % 7 != 3 }.count)
+        XCTAssertEqual(parts.offers?.added.count, whole.offers?.added.count)
+        // Fewer upserts than are worth preparing: nothing prepared, either way.
+        let few = PreparedUpsert.Background(operations, in: 0..<10, hot: [], now: now).value()
+        XCTAssertTrue(few.items.isEmpty)
+        XCTAssertTrue(PreparedUpsert.prepare(operations, in: 0..<10, hot: [], dictionary: nil, now: now).items.isEmpty)
+    }
+
     func testValueCodecRoundTripsEveryKind() throws {
         let attributes: [String: AttributeValue] = [
             "s": .string("héllo ✓"), "i": .int(-42), "d": .double(3.25), "t": .bool(true), "f": .bool(false),
