@@ -702,8 +702,7 @@ package final class IndexStore: Sendable {
         let hot = operations.count >= PreparedUpsert.parallelThreshold
             ? ((try? read { try PrefixLists.hotPrefixes($0) }) ?? []) : []
         let window = PreparedUpsert.window
-        var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, window), hot: hot,
-                                              dictionary: dictionary, now: now)
+        var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, window), hot: hot, now: now)
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {

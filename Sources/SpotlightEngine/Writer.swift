@@ -689,16 +689,11 @@ struct Writer {
     /// A term's id in the vocabulary, looked up through SQLite's C API (a bulk load looks up tens of thousands per
     /// batch).
     private mutating func storedTermID(_ text: String) throws -> Int64? {
-        let lookup = try statement(&termLookup, "SELECT id FROM term WHERE text = ?").sqliteStatement
-        sqlite3_reset(lookup)
-        RawBind.text(lookup, 1, text)
-        defer { sqlite3_reset(lookup) }
-        switch sqlite3_step(lookup) {
-        case SQLITE_ROW: return sqlite3_column_int64(lookup, 0)
-        case SQLITE_DONE: return nil
-        case let code:
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        var id: Int64? = nil
+        try IndexStore.forEachRawRow(db, statement(&termLookup, "SELECT id FROM term WHERE text = ?"), text: text) {
+            id = sqlite3_column_int64($0, 0)
         }
+        return id
     }
 }
 
@@ -752,7 +747,7 @@ struct PreparedUpsert: Sendable {
     }
 
     static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes,
-                        dictionary: RecordDictionary?, now: Date) -> Window {
+                        now: Date) -> Window {
         let positions = upsertPositions(operations, in: range)
         guard positions.count >= parallelThreshold else { return Window() }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))

@@ -245,7 +245,7 @@ final class IndexStoreTests: XCTestCase {
                 : .upsert(item("w\(n)", title: "window \(n % 40) part\(n)", body: "shared words of item \(n % 11)"))
         }
         let range = 100..<1_400
-        let whole = PreparedUpsert.prepare(operations, in: range, hot: [], dictionary: nil, now: now)
+        let whole = PreparedUpsert.prepare(operations, in: range, hot: [], now: now)
         let parts = PreparedUpsert.Background(operations, in: range, hot: [], now: now).value()
         XCTAssertEqual(Set(parts.terms), Set(whole.terms))
         XCTAssertEqual(parts.terms.count, Set(parts.terms).count, "each term once")
@@ -271,7 +271,7 @@ final class IndexStoreTests: XCTestCase {
         // Fewer upserts than are worth preparing: nothing prepared, either way.
         let few = PreparedUpsert.Background(operations, in: 0..<10, hot: [], now: now).value()
         XCTAssertTrue(few.items.isEmpty)
-        XCTAssertTrue(PreparedUpsert.prepare(operations, in: 0..<10, hot: [], dictionary: nil, now: now).items.isEmpty)
+        XCTAssertTrue(PreparedUpsert.prepare(operations, in: 0..<10, hot: [], now: now).items.isEmpty)
     }
 
     func testValueCodecRoundTripsEveryKind() throws {
