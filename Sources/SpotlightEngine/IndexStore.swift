@@ -15,14 +15,15 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 10):
+/// Schema (format version 12):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `nextTerm`
-///   (the next term id), `domainTerms` and `keywordTerms` (every item posts its domain and keywords under terms of
-///   their own, `TextIndexer`), `recordDictionary`, `itemChanges`.
+///   (the next term id), `domainTerms`, `keywordTerms` and `exactDomainTerms` (every item posts its domain's
+///   words, its keywords and its domain whole under terms of their own, `TextIndexer`; a store with
+///   `exactDomainTerms` has no `item_domain` index), `recordDictionary`, `itemChanges`.
 /// - `item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)`: one row per
 ///   item; `attrs` is `ValueCodec` bytes, or empty when the record is in a block (`recordBlock`); the `name…`
 ///   columns are its `NameSignals` (the key's hash as a 64-bit integer); `initials` its best match per one-letter
-///   prefix (`Initials`, at most 18 bytes). `item_expires` indexes the items that expire only.
+///   prefix (`Initials`, at most 18 bytes). `item_expires` indexes the items that expire only; stores of format 11 and before also have `item_domain`.
 /// - `term(text, id, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
 /// - `segment(id, firstItem, lastItem, items, postings, deadItems, token, packed)`, `termBlock(id, data)` (format
@@ -51,8 +52,10 @@ package final class IndexStore: Sendable {
     /// see items whose changes are pending), format 9 by its version (no pending frequency decrements: a format 9
     /// reader would count the items a small write deleted, in completions and typo tolerance's threshold), format
     /// 10 by its version (segments stored as posting rows, read as they are and written again as term blocks by the
-    /// maintenance, `SegmentMerger.nextMerge`).
-    package static let formatVersion = 11
+    /// maintenance, `SegmentMerger.nextMerge`), format 11 by its version (items without exact domain terms, so
+    /// domains are found through `item_domain` as before: a format 11 reader of a format 12 store would have no
+    /// such index and no way to find a domain's items but a scan).
+    package static let formatVersion = 12
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -363,6 +366,14 @@ package final class IndexStore: Sendable {
                         in blocks; the maintenance writes the \(rows) segments stored as posting rows again, one at a time
                         """)
                 }
+                if version <= 11 {
+                    try db.execute(sql: "UPDATE meta SET value = 12 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 12: items written from now on post \
+                        their domain whole under terms of their own; domains are still found through the index of \
+                        items by domain here
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: RecordBlocks.sparseIndexSQL)
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
@@ -389,7 +400,6 @@ package final class IndexStore: Sendable {
                     nameFirst TEXT NOT NULL DEFAULT '',
                     nameKey INTEGER NOT NULL DEFAULT 0,
                     initials BLOB NOT NULL DEFAULT x'');
-                CREATE INDEX item_domain ON item(domain) WHERE domain IS NOT NULL;
                 \(expiresIndexSQL);
                 \(termSQL);
                 \(segmentSchemaSQL)
@@ -405,6 +415,7 @@ package final class IndexStore: Sendable {
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);
                 INSERT INTO meta(key, value) VALUES('keywordTerms', 1);
+                INSERT INTO meta(key, value) VALUES('exactDomainTerms', 1);
                 INSERT INTO meta(key, value) VALUES('nextTerm', 1);
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)

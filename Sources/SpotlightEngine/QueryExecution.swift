@@ -268,8 +268,18 @@ extension IndexStore {
         try read { db in
             if let domain {
                 guard domain.isStorableKey else { return 0 }
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND \(DomainMatch.sql)",
-                                        arguments: StatementArguments([now.timeIntervalSinceReferenceDate] + DomainMatch.arguments(domain))) ?? 0
+                guard try DomainMatch.usesTerms(db) else {
+                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND \(DomainMatch.sql)",
+                                            arguments: StatementArguments([now.timeIntervalSinceReferenceDate] + DomainMatch.arguments(domain))) ?? 0
+                }
+                var count = 0
+                let lookup = try db.cachedStatement(sql: "SELECT domain FROM item WHERE id = ? AND expires > ?")
+                for id in try DomainMatch.postedItems(db, domain) {
+                    try Self.forEachRawRow(db, lookup, [id, now.timeIntervalSinceReferenceDate]) { h in
+                        if DomainMatch.matches(try RawColumn.optionalText(h, 0), domain) { count += 1 }
+                    }
+                }
+                return count
             }
             // Every item less the expired ones (found through `item_expires`, which holds only items that expire).
             return try Int.fetchOne(db, sql: """
@@ -280,7 +290,10 @@ extension IndexStore {
     }
 
     /// Non-expired items in identifier order, a page at a time, optionally only in a domain and its subdomains.
-    package func listItems(domain: String? = nil, after identifier: String? = nil, limit: Int = 100, now: Date = Date()) throws
+    /// `candidateLimit`: how many items posted under the domain's exact term are read and sorted (more are stepped
+    /// in identifier order instead, `domainListingCandidates`).
+    package func listItems(domain: String? = nil, after identifier: String? = nil, limit: Int = 100, now: Date = Date(),
+                           candidateLimit: Int = IndexStore.domainListingCandidates) throws
         -> [StoredItem]
     {
         try read { db in
@@ -288,6 +301,24 @@ extension IndexStore {
             var arguments: [any DatabaseValueConvertible] = [now.timeIntervalSinceReferenceDate]
             if let domain {
                 guard domain.isStorableKey else { return [] }
+                if try DomainMatch.usesTerms(db) {
+                    let posted = try DomainMatch.postedItems(db, domain)
+                    if posted.count <= candidateLimit {
+                        // A domain's items by their postings, when they are few: the rows are read by id and sorted
+                        // here (a larger domain is listed in identifier order below, checking each row).
+                        let lookup = try db.cachedStatement(sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+                        var rows: [Row] = []
+                        for id in posted {
+                            guard let row = try Row.fetchOne(lookup, arguments: [id, now.timeIntervalSinceReferenceDate]),
+                                  DomainMatch.matches(try row.stored("domain") as String?, domain) else { continue }
+                            if let identifier, !UTF8Order.precedes(identifier, try row.stored("uid") as String) { continue }
+                            rows.append(row)
+                        }
+                        let page = try rows.map { (uid: try $0.stored("uid") as String, row: $0) }
+                            .sorted { UTF8Order.precedes($0.uid, $1.uid) }.prefix(max(0, limit))
+                        return try page.map { try Self.storedItem($0.row, in: db) }
+                    }
+                }
                 sql += " AND \(DomainMatch.sql)"
                 arguments += DomainMatch.arguments(domain)
             }
@@ -300,6 +331,10 @@ extension IndexStore {
             return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { try Self.storedItem($0, in: db) }
         }
     }
+
+    /// Above this many items posted under a domain's exact term, `listItems` steps the items in identifier order
+    /// and checks each row's domain, rather than reading and sorting them all for each page.
+    static let domainListingCandidates = 20_000
 
     /// Every domain identifier in use, with its number of non-expired items.
     package func domains(now: Date = Date()) throws -> [(domain: String, count: Int)] {

@@ -78,13 +78,46 @@ package enum IndexOperation: Sendable, Hashable {
 ///
 /// The prefix is a range of the binary collation, `[domain + ".", domain + "/")` ('/' follows '.'), which matches
 /// exactly the strings starting with `domain + "."`, byte for byte, and uses the `item_domain` index — no `LIKE`,
-/// whose case folding and wildcards made "Mail" delete "mail.inbox".
+/// whose case folding and wildcards made "Mail" delete "mail.inbox". Since format 12 a store finds a domain's
+/// items through their exact domain terms instead (`postedItems`), and checks each row with `matches`.
 enum DomainMatch {
     // Deviation: sub-domains are matched case-sensitively by `domain + "."` (Apple only says "a.b" deletes "a.b.c").
     static let sql = "(domain = ? OR (domain >= ? AND domain < ?))"
 
     static func arguments(_ domain: String) -> [any DatabaseValueConvertible] {
         [domain, domain + ".", domain + "/"]
+    }
+
+    /// `sql`'s condition in Swift, on the UTF-8 bytes as SQLite compares them: `stored` is `domain` or starts
+    /// with `domain + "."`.
+    static func matches(_ stored: String?, _ domain: String) -> Bool {
+        guard let stored else { return false }
+        let bytes = stored.utf8, prefix = domain.utf8
+        guard bytes.starts(with: prefix) else { return false }
+        let rest = bytes.dropFirst(prefix.count)
+        return rest.isEmpty || rest.first == UInt8(ascii: ".")
+    }
+
+    /// Whether the store finds a domain's items through their exact domain terms (`TextIndexer.exactDomainTerms`,
+    /// `meta.exactDomainTerms`, set when a format 12 store is created), and so has no `item_domain` index; a store
+    /// of an older format reads the index.
+    static func usesTerms(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'exactDomainTerms'")) == 1
+    }
+
+    /// The ids posted under the exact domain term of `domain`, in the segments `db` sees, increasing and without
+    /// repeats: every item of `domain` and its sub-domains, and others (items deleted since, and for
+    /// `TextIndexer.longDomainTerm` items of other long domains), which the caller drops by their rows (`matches`).
+    static func postedItems(_ db: Database, _ domain: String, adding more: [Int64] = []) throws -> [Int64] {
+        var ids = more
+        try PostingStore.forEachList(db, text: TextIndexer.exactDomainTerm(for: domain)) { reader in
+            try reader.forEach { item, _ in ids.append(item) }
+        }
+        ids.sort()
+        var unique: [Int64] = []
+        unique.reserveCapacity(ids.count)
+        for id in ids where unique.last != id { unique.append(id) }
+        return unique
     }
 }
 

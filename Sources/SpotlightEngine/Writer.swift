@@ -198,9 +198,7 @@ struct Writer {
             }
         case .deleteDomains(let domains):
             for domain in domains where domain.isStorableKey {
-                let rows = try Row.fetchAll(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE \(DomainMatch.sql)",
-                                            arguments: StatementArguments(DomainMatch.arguments(domain)))
-                for row in rows { try deleteRow(row) }
+                for row in try rows(ofDomain: domain) { try deleteRow(row) }
             }
         case .deleteAll:
             unwrittenRecords.removeAll()
@@ -483,6 +481,28 @@ struct Writer {
         let stored = [UInt8](try row.stored("attrs") as Data)
         if stored.isEmpty, let plain = unwrittenRecords[id] { return try ValueCodec.decode(plain) }
         return try ValueCodec.decode(stored, item: id, in: db)
+    }
+
+    /// The rows of the items of a domain and its sub-domains (`DomainMatch`): found through their exact domain
+    /// terms, in the segments and in this write's postings not yet in one, where the store has them; else through
+    /// `item_domain`.
+    private func rows(ofDomain domain: String) throws -> [Row] {
+        let columns = "id, domain, attrs, hint, lastUsed"
+        guard try DomainMatch.usesTerms(db) else {
+            return try Row.fetchAll(db, sql: "SELECT \(columns) FROM item WHERE \(DomainMatch.sql)",
+                                    arguments: StatementArguments(DomainMatch.arguments(domain)))
+        }
+        var pending: [Int64] = []
+        if let term = newTerms[TextIndexer.exactDomainTerm(for: domain)] {
+            for posting in pendingPostings where posting.term == term { pending.append(posting.item) }
+        }
+        let lookup = try db.cachedStatement(sql: "SELECT \(columns) FROM item WHERE id = ?")
+        return try DomainMatch.postedItems(db, domain, adding: pending).compactMap { id in
+            guard let row = try Row.fetchOne(lookup, arguments: [id]), DomainMatch.matches(try row.stored("domain") as String?, domain) else {
+                return nil
+            }
+            return row
+        }
     }
 
     private mutating func deleteRow(_ row: Row) throws {
