@@ -65,6 +65,49 @@ final class TyposTests: XCTestCase {
         }
     }
 
+    /// The vocabulary stepped in order with shared rows and skips finds exactly what computing every term's
+    /// distance finds: random vocabularies over small alphabets (so that many terms share beginnings and many are
+    /// near the word), dead terms among them, every budget, whole words and prefixes.
+    func testSteppingTheVocabularyFindsWhatTheScanFinds() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("typos-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("t.sqlite"))
+        defer { try? store.close() }
+        let now = Date()
+        var random = RankingOracleTests.Generator(state: 20261127)
+        for alphabet in [Array("ab"), Array("abc"), Array("abcé"), Array("pyth0ön")] {
+            func word(_ lengths: ClosedRange<Int>) -> String {
+                String((0..<Int.random(in: lengths, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            }
+            try store.apply([.deleteAll], now: now)
+            let items: [IndexOperation] = (0..<300).map { n in
+                .upsert(StoredItem(uniqueIdentifier: "i\(n)", expirationDate: now.addingTimeInterval(3_600),
+                                   attributes: ["title": .string((0..<3).map { _ in word(1...11) }.joined(separator: " "))]))
+            }
+            try store.apply(items, now: now)
+            // Some terms left with no live item (df 0 once the decrements are written).
+            try store.apply((0..<300).filter { $0 % 7 == 0 }.map { .delete(identifiers: ["i\($0)"]) }, now: now)
+            try store.performMaintenance()
+            for _ in 0..<150 {
+                let typed = word(1...12)
+                for budget in 0...2 {
+                    for prefix in [false, true] {
+                        let scanned = try store.read { try Typos.vocabularyNeighboursByScan($0, of: typed, prefix: prefix, budget: budget) }
+                        // Seeking past every term too far, stepping over a few first, or stepping over all of them.
+                        for steps in [0, 1, Typos.stepsBeforeSeeking, 100_000] {
+                            let stepped = try store.read {
+                                try Typos.vocabularyNeighbours($0, of: typed, prefix: prefix, budget: budget, stepsBeforeSeeking: steps)
+                            }
+                            XCTAssertEqual(stepped.map(\.text), scanned.map(\.text), "\(typed), budget \(budget), prefix \(prefix), \(steps)")
+                            XCTAssertEqual(stepped.map(\.df), scanned.map(\.df))
+                            XCTAssertEqual(stepped.map(\.id), scanned.map(\.id))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     func testNeighboursAreLiveTermsOnly() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("typos-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
