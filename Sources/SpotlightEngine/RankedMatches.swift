@@ -235,16 +235,21 @@ extension IndexStore {
                                             arguments: [word]) {
             terms.append((word, .exact, df))
         }
+        // Beginnings every term that starts with which is a typo match (`Typos.neighbourSpans`): each read as one
+        // range, not as a lookup per term.
+        var typoRanges: [String] = []
         if typos {
             let budget = Typos.budget(for: word)
             if budget > 0 {
                 let known = Set(terms.map(\.text))
-                for neighbour in try Typos.neighbours(db, of: word, prefix: prefix, budget: budget) where !known.contains(neighbour.text) {
+                let spans = try Typos.neighbourSpans(db, of: word, prefix: prefix, budget: budget)
+                for neighbour in spans.terms where !known.contains(neighbour.text) {
                     terms.append((neighbour.text, .typo, neighbour.df))
                 }
+                typoRanges = spans.ranges
             }
         }
-        if terms.isEmpty { return }
+        if terms.isEmpty, typoRanges.isEmpty { return }
         if !restricted, !manyTerms { touched.reserveCapacity(min(terms.reduce(0) { $0 + $1.df }, space.count)) }
         try scratch.withUnsafeMutableBufferPointer { scratch in
             var fold = WordFold(cursor: SpaceCursor(space), scratch: scratch, restricted: restricted, isCancelled: isCancelled)
@@ -267,16 +272,32 @@ extension IndexStore {
                 }
                 // Few candidates against long posting lists: decode only the blocks that may hold one of them.
                 var sorted: [Int64]? = nil
+                func take(_ list: PostingCodec.Reader, row: Int) throws {
+                    try fold.pointee.checkCancellation()
+                    if let candidates, candidates * 4 < list.count {
+                        if sorted == nil { sorted = sortedIDs() }
+                        try list.forEach(near: sorted!) { item, tiers in fold.pointee.consider(item, tiers, row) }
+                    } else {
+                        try list.forEach(tiers: TextIndexer.freeTextMask) { item, tiers in fold.pointee.consider(item, tiers, row) }
+                    }
+                }
                 let segments = remaining.isEmpty ? nil : try PostingStore.Segments(db)
                 for term in remaining {
                     let row = 1 + MatchCode.kindIndex(term.kind)
-                    try PostingStore.forEachList(db, text: term.text, segments: segments) { list in
-                        try fold.pointee.checkCancellation()
-                        if let candidates, candidates * 4 < list.count {
-                            if sorted == nil { sorted = sortedIDs() }
-                            try list.forEach(near: sorted!) { item, tiers in fold.pointee.consider(item, tiers, row) }
-                        } else {
-                            try list.forEach(tiers: TextIndexer.freeTextMask) { item, tiers in fold.pointee.consider(item, tiers, row) }
+                    try PostingStore.forEachList(db, text: term.text, segments: segments) { try take($0, row: row) }
+                }
+                // A range's terms less the word's own (a prefix's, read above with their better code): a range
+                // inside them is skipped, one around them read on either side.
+                let typoRow = 1 + MatchCode.kindIndex(.typo)
+                let own = (low: word, high: word + "\u{10FFFF}")
+                for range in typoRanges where !range.utf8.starts(with: word.utf8) {
+                    var parts = [(low: range, high: range + "\u{10FFFF}")]
+                    if word.utf8.starts(with: range.utf8) {
+                        parts = [(range, own.low), (own.high, range + "\u{10FFFF}")]
+                    }
+                    for part in parts {
+                        try PostingStore.forEachList(db, termsFrom: part.low, below: part.high) { _, list in
+                            try take(list, row: typoRow)
                         }
                     }
                 }

@@ -58,7 +58,30 @@ package enum Typos {
                                      stepsBeforeSeeking: Int = Typos.stepsBeforeSeeking) throws
         -> [(id: Int64, text: String, df: Int)]
     {
-        guard let first = word.unicodeScalars.first else { return [] }
+        try vocabularySpans(db, of: word, prefix: prefix, budget: budget, stepsBeforeSeeking: stepsBeforeSeeking,
+                            collapsing: false).terms
+    }
+
+    /// The typo matches of a word as a search folds them: terms, and (for a prefix) the beginnings every term that
+    /// starts with which matches, rather than each of those terms (`s3tr` matches every term that starts with `str`:
+    /// thousands, each list read by a lookup of its own). `ranges`: every term with `df > 0` that starts with one
+    /// of them is a match, and none of them is in `terms`; terms with `df` 0 in those ranges have only dead postings.
+    static func neighbourSpans(_ db: Database, of word: String, prefix: Bool, budget: Int) throws
+        -> (terms: [(id: Int64, text: String, df: Int)], ranges: [String])
+    {
+        guard word.unicodeScalars.first != nil else { return ([], []) }
+        var spans = try vocabularySpans(db, of: word, prefix: prefix, budget: budget, collapsing: prefix)
+        return (try withFirstLetterTypos(db, of: word, prefix: prefix, budget: budget, deltas: .empty, &spans.terms), spans.ranges)
+    }
+
+    /// `vocabularyNeighbours`, with (when `collapsing`, for a prefix) the beginnings whose every term matches as
+    /// ranges instead of their terms.
+    static func vocabularySpans(_ db: Database, of word: String, prefix: Bool, budget: Int,
+                                stepsBeforeSeeking: Int = Typos.stepsBeforeSeeking, collapsing: Bool) throws
+        -> (terms: [(id: Int64, text: String, df: Int)], ranges: [String])
+    {
+        guard let first = word.unicodeScalars.first else { return ([], []) }
+        var ranges: [String] = []
         var rows = PrefixDistance(word, budget: budget)
         let n = rows.count
         // Exact: within the budget in length; a prefix: long enough that a beginning can be (as `BoundedDistance`).
@@ -106,6 +129,17 @@ package enum Typos {
                 swap(&previous, &scalars)
                 let outcome = rows.advance(to: previous, sharing: shared)
                 let matched = prefix ? outcome.bestFinal <= budget : outcome.dead == nil && outcome.final <= budget
+                if collapsing, prefix, matched, let close = rows.closeBeginning {
+                    // Every term that starts with the first close enough beginning matches (and is long enough:
+                    // a beginning within the budget has at least n - budget scalars): one range, skipped here.
+                    // (At least the first letter, which every term stepped here has: a word no longer than its
+                    // budget is close to the empty beginning, so to every term of the letter.)
+                    let end = Self.byteCount(of: max(1, close), in: bytes)
+                    ranges.append(String(decoding: bytes[..<end], as: UTF8.self))
+                    low = Array(bytes[..<end]) + beyond
+                    skipping.removeAll(keepingCapacity: true)
+                    continue seeking
+                }
                 if matched, previous.count >= shortest, previous.count <= longest, sqlite3_column_int64(statement, 2) > 0 {
                     matches.append((sqlite3_column_int64(statement, 0), String(decoding: bytes, as: UTF8.self),
                                     Int(sqlite3_column_int64(statement, 2))))
@@ -113,22 +147,26 @@ package enum Typos {
                 // Every term that starts with the beginning too far from the word is as far: skipped, unless (a
                 // prefix) a shorter beginning of it was close enough, which makes them all matches.
                 if let dead = outcome.dead, !(prefix && matched) {
-                    // The beginning's bytes: `dead` scalars of UTF-8 (a scalar starts at every byte that is not a
-                    // continuation byte).
-                    var end = 0, count = 0
-                    while end < bytes.count {
-                        if bytes[end] & 0xC0 != 0x80 {
-                            if count == dead { break }
-                            count += 1
-                        }
-                        end += 1
-                    }
-                    skipping.append(contentsOf: bytes[..<end])
+                    skipping.append(contentsOf: bytes[..<Self.byteCount(of: dead, in: bytes)])
                     stepped = 0
                 }
             }
         }
-        return matches
+        return (matches, ranges)
+    }
+
+    /// The number of UTF-8 bytes of the first `scalars` scalars of `bytes` (a scalar starts at every byte that is
+    /// not a continuation byte).
+    static func byteCount(of scalars: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var end = 0, count = 0
+        while end < bytes.count {
+            if bytes[end] & 0xC0 != 0x80 {
+                if count == scalars { break }
+                count += 1
+            }
+            end += 1
+        }
+        return end
     }
 
     /// The terms within `budget` typos of the word found by computing every term's distance (what
@@ -260,6 +298,15 @@ struct PrefixDistance {
     }
 
     var count: Int { a.count }
+
+    /// The length of the shortest beginning of the last term `advance` went through whose distance from the word is
+    /// within the budget (every term that starts with it is then a prefix match), if any.
+    var closeBeginning: Int? {
+        guard depth < bestFinal.count, bestFinal[depth] <= budget else { return nil }
+        var k = 0
+        while bestFinal[k] > budget { k += 1 }
+        return k
+    }
 
     /// Computes the rows of `term` past the `shared` scalars it has in common with the term before: where it ends
     /// (`dead`: the length of its shortest beginning whose row exceeds the budget, nil if none does), its distance

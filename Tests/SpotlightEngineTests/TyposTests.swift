@@ -88,7 +88,7 @@ final class TyposTests: XCTestCase {
             // Some terms left with no live item (df 0 once the decrements are written).
             try store.apply((0..<300).filter { $0 % 7 == 0 }.map { .delete(identifiers: ["i\($0)"]) }, now: now)
             try store.performMaintenance()
-            for _ in 0..<150 {
+            for _ in 0..<80 {
                 let typed = word(1...12)
                 for budget in 0...2 {
                     for prefix in [false, true] {
@@ -102,6 +102,18 @@ final class TyposTests: XCTestCase {
                             XCTAssertEqual(stepped.map(\.df), scanned.map(\.df))
                             XCTAssertEqual(stepped.map(\.id), scanned.map(\.id))
                         }
+                        // As a search folds them: ranges of beginnings stand for all their terms.
+                        let spans = try store.read { db in
+                            let spans = try Typos.vocabularySpans(db, of: typed, prefix: prefix, budget: budget, collapsing: true)
+                            let expanded = try spans.ranges.flatMap { range in
+                                try String.fetchAll(db, sql: "SELECT text FROM term WHERE text >= ? AND text < ? AND df > 0",
+                                                    arguments: [range, range + "\u{10FFFF}"])
+                            }
+                            return (terms: spans.terms.map(\.text), ranges: spans.ranges, expanded: expanded)
+                        }
+                        if !prefix { XCTAssertEqual(spans.ranges, [], "only a prefix's matches make ranges") }
+                        XCTAssertEqual(Set(spans.terms).intersection(spans.expanded), [], "\(typed): a term is in one place")
+                        XCTAssertEqual(Set(spans.terms + spans.expanded), Set(scanned.map(\.text)), "\(typed), budget \(budget), prefix \(prefix): spans")
                     }
                 }
             }
