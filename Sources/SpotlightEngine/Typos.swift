@@ -30,9 +30,8 @@ package enum Typos {
 
     /// The vocabulary terms within `budget` typos of `word` (of a beginning of the term when `prefix`).
     ///
-    /// Every term with the word's first letter is checked (the length condition is in SQL), so the loop reads the
-    /// text through SQLite's C API and compares scalars in reused buffers: at a million items a common first letter
-    /// has 70,000 terms.
+    /// The terms with the word's first letter come from `vocabularyNeighbours` (which skips the terms that start
+    /// too far from the word), those with a wrong first letter from a lookup per spelling (`firstLetterSpellings`).
     /// With `deltas`, the frequencies are the true ones (`FrequencyDeltas`) and terms only deleted items held are
     /// left out; without, they are the stored ones (never below the true ones: a term no live item holds may be
     /// among them, and matches nothing).
