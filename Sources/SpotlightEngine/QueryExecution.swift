@@ -272,14 +272,7 @@ extension IndexStore {
                     return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND \(DomainMatch.sql)",
                                             arguments: StatementArguments([now.timeIntervalSinceReferenceDate] + DomainMatch.arguments(domain))) ?? 0
                 }
-                var count = 0
-                let lookup = try db.cachedStatement(sql: "SELECT domain FROM item WHERE id = ? AND expires > ?")
-                for id in try DomainMatch.postedItems(db, domain) {
-                    try Self.forEachRawRow(db, lookup, [id, now.timeIntervalSinceReferenceDate]) { h in
-                        if DomainMatch.matches(try RawColumn.optionalText(h, 0), domain) { count += 1 }
-                    }
-                }
-                return count
+                return try DomainMatch.rows(db, domain, columns: "domain", now: now)?.count ?? 0
             }
             // Every item less the expired ones (found through `item_expires`, which holds only items that expire).
             return try Int.fetchOne(db, sql: """
@@ -301,23 +294,15 @@ extension IndexStore {
             var arguments: [any DatabaseValueConvertible] = [now.timeIntervalSinceReferenceDate]
             if let domain {
                 guard domain.isStorableKey else { return [] }
-                if try DomainMatch.usesTerms(db) {
-                    let posted = try DomainMatch.postedItems(db, domain)
-                    if posted.count <= candidateLimit {
-                        // A domain's items by their postings, when they are few: the rows are read by id and sorted
-                        // here (a larger domain is listed in identifier order below, checking each row).
-                        let lookup = try db.cachedStatement(sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
-                        var rows: [Row] = []
-                        for id in posted {
-                            guard let row = try Row.fetchOne(lookup, arguments: [id, now.timeIntervalSinceReferenceDate]),
-                                  DomainMatch.matches(try row.stored("domain") as String?, domain) else { continue }
-                            if let identifier, !UTF8Order.precedes(identifier, try row.stored("uid") as String) { continue }
-                            rows.append(row)
-                        }
-                        let page = try rows.map { (uid: try $0.stored("uid") as String, row: $0) }
-                            .sorted { UTF8Order.precedes($0.uid, $1.uid) }.prefix(max(0, limit))
-                        return try page.map { try Self.storedItem($0.row, in: db) }
-                    }
+                // A domain's items by their postings, when they are few: the rows are read by id and sorted here (a
+                // larger domain is listed in identifier order below, checking each row).
+                if try DomainMatch.usesTerms(db),
+                   let rows = try DomainMatch.rows(db, domain, columns: "id, uid, domain, expires, attrs", now: now,
+                                                   limit: candidateLimit) {
+                    let page = try rows.map { (uid: try $0.stored("uid") as String, row: $0) }
+                        .filter { identifier == nil || UTF8Order.precedes(identifier!, $0.uid) }
+                        .sorted { UTF8Order.precedes($0.uid, $1.uid) }.prefix(max(0, limit))
+                    return try page.map { try Self.storedItem($0.row, in: db) }
                 }
                 sql += " AND \(DomainMatch.sql)"
                 arguments += DomainMatch.arguments(domain)

@@ -108,16 +108,36 @@ enum DomainMatch {
     /// The ids posted under the exact domain term of `domain`, in the segments `db` sees, increasing and without
     /// repeats: every item of `domain` and its sub-domains, and others (items deleted since, and for
     /// `TextIndexer.longDomainTerm` items of other long domains), which the caller drops by their rows (`matches`).
-    static func postedItems(_ db: Database, _ domain: String, adding more: [Int64] = []) throws -> [Int64] {
+    /// Nil, and no list decoded past it, when more than `limit` are posted.
+    static func postedItems(_ db: Database, _ domain: String, adding more: [Int64] = [], limit: Int = .max) throws -> [Int64]? {
         var ids = more
+        var posted = 0
         try PostingStore.forEachList(db, text: TextIndexer.exactDomainTerm(for: domain)) { reader in
+            posted += reader.count
+            guard posted <= limit else { return }
             try reader.forEach { item, _ in ids.append(item) }
         }
+        guard posted <= limit else { return nil }
         ids.sort()
         var unique: [Int64] = []
         unique.reserveCapacity(ids.count)
         for id in ids where unique.last != id { unique.append(id) }
         return unique
+    }
+
+    /// The rows (`columns`, which include `domain`) of the items of `domain` and its sub-domains, found through
+    /// their exact domain terms (`postedItems`, with `more`) and checked with `matches`; with `now`, only those that
+    /// have not expired. Nil when more than `limit` items are posted.
+    static func rows(_ db: Database, _ domain: String, columns: String, now: Date? = nil, adding more: [Int64] = [],
+                     limit: Int = .max) throws -> [Row]? {
+        guard let posted = try postedItems(db, domain, adding: more, limit: limit) else { return nil }
+        let lookup = try db.cachedStatement(sql: "SELECT \(columns) FROM item WHERE id = ?1 AND expires > ?2")
+        let after = now?.timeIntervalSinceReferenceDate ?? -Double.infinity
+        return try posted.compactMap { id in
+            guard let row = try Row.fetchOne(lookup, arguments: [id, after]),
+                  matches(try row.stored("domain") as String?, domain) else { return nil }
+            return row
+        }
     }
 }
 

@@ -168,35 +168,6 @@ package enum Typos {
         return end
     }
 
-    /// The terms within `budget` typos of the word found by computing every term's distance (what
-    /// `vocabularyNeighbours` finds, in text order; tests compare the two).
-    static func vocabularyNeighboursByScan(_ db: Database, of word: String, prefix: Bool, budget: Int) throws
-        -> [(id: Int64, text: String, df: Int)]
-    {
-        guard let first = word.unicodeScalars.first else { return [] }
-        let low = String(first)
-        let high = String(first) + "\u{10FFFF}"
-        var matcher = BoundedDistance(word)
-        let n = matcher.count
-        var matches: [(id: Int64, text: String, df: Int)] = []
-        // One range of the vocabulary (keyed by text, with ids and document frequencies in the rows). Terms no live
-        // item has any more (`df` 0: a replaced item's old words stay in the vocabulary) are skipped in SQL, before
-        // any distance is computed: single writes that each bring a new word left thousands of them.
-        let sql = prefix
-            ? "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 AND length(text) >= ?"
-            : "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 AND length(text) BETWEEN ? AND ?"
-        let arguments: StatementArguments = prefix ? [low, high, n - budget] : [low, high, n - budget, n + budget]
-        var scalars: [UInt32] = []
-        try IndexStore.forEachRawRow(db, db.cachedStatement(sql: sql), arguments) { h in
-            let bytes = UnsafeBufferPointer(start: sqlite3_column_text(h, 1), count: Int(sqlite3_column_bytes(h, 1)))
-            BoundedDistance.decode(bytes, into: &scalars)
-            if matcher.distance(to: scalars, limit: budget, prefix: prefix) <= budget {
-                matches.append((sqlite3_column_int64(h, 0), String(decoding: bytes, as: UTF8.self), Int(sqlite3_column_int64(h, 2))))
-            }
-        }
-        return matches
-    }
-
     /// Adds the terms with the word's first letter wrong and the rest right (`firstLetterTypo`) to `matches`, and
     /// applies `deltas`: the terms `neighbours` returns.
     private static func withFirstLetterTypos(_ db: Database, of word: String, prefix: Bool, budget: Int,

@@ -496,13 +496,7 @@ struct Writer {
         if let term = newTerms[TextIndexer.exactDomainTerm(for: domain)] {
             for posting in pendingPostings where posting.term == term { pending.append(posting.item) }
         }
-        let lookup = try db.cachedStatement(sql: "SELECT \(columns) FROM item WHERE id = ?")
-        return try DomainMatch.postedItems(db, domain, adding: pending).compactMap { id in
-            guard let row = try Row.fetchOne(lookup, arguments: [id]), DomainMatch.matches(try row.stored("domain") as String?, domain) else {
-                return nil
-            }
-            return row
-        }
+        return try DomainMatch.rows(db, domain, columns: columns, adding: pending) ?? []
     }
 
     private mutating func deleteRow(_ row: Row) throws {

@@ -76,8 +76,8 @@ final class DomainTermsTests: XCTestCase {
         try store.read { db in
             XCTAssertFalse(try db.indexes(on: "item").contains { $0.name == "item_domain" })
             XCTAssertTrue(try DomainMatch.usesTerms(db))
-            XCTAssertEqual(try DomainMatch.postedItems(db, "Mail").count, 15, "Mail, Mail.inbox, Mail.inbox.x, Mail..odd, Mail.")
-            XCTAssertEqual(try DomainMatch.postedItems(db, Self.long).count, 9, "the long domains and the one of ten parts")
+            XCTAssertEqual(try DomainMatch.postedItems(db, "Mail")?.count, 15, "Mail, Mail.inbox, Mail.inbox.x, Mail..odd, Mail.")
+            XCTAssertEqual(try DomainMatch.postedItems(db, Self.long)?.count, 9, "the long domains and the one of ten parts")
         }
         XCTAssertEqual(TextIndexer.exactDomainTerms("a.b"), ["\u{3}a", "\u{3}a.b"])
         XCTAssertEqual(TextIndexer.exactDomainTerms("a.b.c.d.e.f.g.h.i.j").count, 9, "eight terms and the long domains' term")

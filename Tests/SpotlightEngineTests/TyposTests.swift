@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import GRDB
 @testable import SpotlightEngine
 
 /// The bounded distance (rolling rows, early exit) against the textbook full-table optimal string alignment.
@@ -92,7 +93,7 @@ final class TyposTests: XCTestCase {
                 let typed = word(1...12)
                 for budget in 0...2 {
                     for prefix in [false, true] {
-                        let scanned = try store.read { try Typos.vocabularyNeighboursByScan($0, of: typed, prefix: prefix, budget: budget) }
+                        let scanned = try store.read { try Self.neighboursByScan($0, of: typed, prefix: prefix, budget: budget) }
                         // Seeking past every term too far, stepping over a few first, or stepping over all of them.
                         for steps in [0, 1, Typos.stepsBeforeSeeking, 100_000] {
                             let stepped = try store.read {
@@ -118,6 +119,24 @@ final class TyposTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// The terms with the word's first letter within `budget` typos of it, found by computing every term's distance
+    /// (as `Typos.neighbours` did before it skipped), in text order.
+    static func neighboursByScan(_ db: Database, of word: String, prefix: Bool, budget: Int) throws
+        -> [(id: Int64, text: String, df: Int)]
+    {
+        guard let first = word.unicodeScalars.first else { return [] }
+        let n = word.unicodeScalars.count
+        return try Row.fetchAll(db, sql: "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY text",
+                                arguments: [String(first), String(first) + "\u{10FFFF}"])
+            .map { (id: $0[0] as Int64, text: $0[1] as String, df: $0[2] as Int) }
+            .filter { term in
+                let m = term.text.unicodeScalars.count
+                guard prefix ? m >= n - budget : abs(m - n) <= budget else { return false }
+                return (prefix ? Typos.prefixDistance(word, term.text, limit: budget)
+                               : Typos.distance(word, term.text, limit: budget)) <= budget
+            }
     }
 
     func testNeighboursAreLiveTermsOnly() throws {
