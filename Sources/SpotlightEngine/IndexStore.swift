@@ -69,7 +69,11 @@ package final class IndexStore: Sendable {
     let pool: DatabasePool
     /// Reads under way on this store's reader connections (at most `Configuration.maximumReaderCount`, 5).
     private let readsUnderWay = Atomic<Int>(0)
-    private let termCache = LockedBox<[String: Int64]>([:])
+    /// The ids of the terms this process wrote or read (`TermIDCache`).
+    let termIDs = TermIDCache()
+    /// Set by a large write (or a merge), so that what it left in memory is released once the store is at rest
+    /// (`EngineMemory`, `releaseMemoryAtRest`).
+    let memoryToRelease = Atomic<Bool>(false)
     // Fair writes and checkpoints (WriteScheduling.swift).
     let turnstile: WriterTurnstile
     let busyPolicy = BusyPolicy()
@@ -95,6 +99,8 @@ package final class IndexStore: Sendable {
     /// took ~3 ms and a truncating checkpoint held the write lock 8–10 ms; an `fdatasync` of blocks the file has
     /// takes 0.1 ms).
     static let journalSizeLimit = 64 << 20
+    /// A reader connection's page cache, in KB.
+    static let readerCacheKB = 8_192
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
     let columnCache = ColumnCache()
@@ -183,8 +189,11 @@ package final class IndexStore: Sendable {
             // FULL: a committed batch survives power loss, not only a crash of the process. (Set here for every
             // connection, and again on the writer once the pool is open: see below.)
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            // A 32 MB page cache per connection (SQLite's default is 2 MB): bulk loads touch many B-tree pages.
-            try db.execute(sql: "PRAGMA cache_size = -32768")
+            // The writer's page cache holds 32 MB (SQLite's default is 2 MB): bulk loads touch many B-tree pages. A
+            // reader's holds 8 MB: each of the pool's five keeps its own copy of the pages it read, and with 32 MB
+            // each the readers held 66 MB after PyPI's query phases (85 MB in a process that only searched), while
+            // the kernel's page cache holds the file once for all of them.
+            try db.execute(sql: "PRAGMA cache_size = \(db.configuration.readonly ? -Self.readerCacheKB : -32768)")
             // A WAL restarted after a checkpoint keeps at most 64 MB of its blocks instead of the size of the
             // largest transaction (a bulk load); an idle store empties it (`IdleCheckpointer`).
             try db.execute(sql: "PRAGMA journal_size_limit = \(IndexStore.journalSizeLimit)")
@@ -225,6 +234,7 @@ package final class IndexStore: Sendable {
                 throw EngineError(.indexUnavailable, "cannot open \(url.path): \(error)")
             }
         }
+        checkpointer.onRest { [weak self] in self?.releaseMemoryAtRest() }
     }
 
     /// For a store opened read-only: the format is one this version reads (nothing is created or upgraded).
@@ -758,9 +768,8 @@ package final class IndexStore: Sendable {
             writeDictionary.withLock { $0 = .init(looked: true, dictionary: dictionary, trainingTried: true) }
             dictionaryInFile.withLock { $0 = dictionary.id }
         }
-        if !newTerms.isEmpty {
-            termCache.withLock { $0.merge(newTerms) { a, _ in a } }
-        }
+        termIDs.keep(newTerms)
+        if operations.count >= PreparedUpsert.parallelThreshold { memoryToRelease.store(true, ordering: .relaxed) }
         scheduleMaintenanceIfNeeded(segmentsChanged: segmentsChanged)
     }
 
@@ -817,14 +826,14 @@ package final class IndexStore: Sendable {
         case compareAndSet(expected: Data?, new: Data)
     }
 
-    func cachedTermID(_ text: String) -> Int64? {
-        termCache.withLock { $0[text] }
-    }
-
-    /// Runs `body` with the ids of the terms this process has written or read, under one lock (a window of a bulk
-    /// load looks up tens of thousands).
-    func withCachedTermIDs<R>(_ body: ([String: Int64]) throws -> R) rethrows -> R {
-        try termCache.withLock { try body($0) }
+    /// Once the store is at rest after a large write or a merge (`IdleCheckpointer.onRest`): the writer's page
+    /// cache is released (a bulk load fills its 32 MB, which no search reads) and the C heap's free pages go back
+    /// to the system (`EngineMemory.trimHeap`).
+    func releaseMemoryAtRest() {
+        guard memoryToRelease.exchange(false, ordering: .relaxed), !closed.withLock({ $0 }) else { return }
+        // (On the writer's queue, between writes: a write that started meanwhile finishes first.)
+        try? pool.writeWithoutTransaction { db in _ = sqlite3_db_release_memory(db.sqliteConnection) }
+        EngineMemory.trimHeap()
     }
 
     static func clientState(_ db: Database) throws -> Data? {

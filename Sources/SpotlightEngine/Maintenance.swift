@@ -156,6 +156,9 @@ extension IndexStore {
             let merged = try mapped { try writeTransaction(durable: false) { try SegmentMerger.commit($0, prepared) } }
             guard merged else { break }
             merges += 1
+            // A merge of large segments decodes and encodes millions of postings: what it freed is given back at
+            // rest (merges of packed segments, after single writes, are small).
+            if prepared.packed == nil { memoryToRelease.store(true, ordering: .relaxed) }
         }
         // Blocks of records mostly deleted give their live records back to their rows (`RecordBlocks`).
         while !closed.withLock({ $0 }),

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 extension IndexStore {
     /// Indexed terms that start with `prefix`, most frequent first, with the number of items holding them.
@@ -48,4 +49,67 @@ extension IndexStore {
                 .prefix(limit).map { $0 }
         }
     }
+}
+
+/// The ids of terms this process wrote or looked up, so that a write finds a term's id without reading the
+/// vocabulary (a bulk load's window resolves tens of thousands). A term's id never changes: the vocabulary's rows
+/// are never deleted. Two generations bound it: a lookup moves an entry of the older one into the newer, and a
+/// newer one holding `entriesPerGeneration` terms becomes the older, dropping the older's. (Unbounded, it held
+/// every term a process had written: 1.19 million after PyPI's bulk load, tens of megabytes that stayed resident
+/// while the process only searched; most were terms of one item, seen once.)
+final class TermIDCache: Sendable {
+    private struct Generations {
+        var current: [String: Int64] = [:]
+        var previous: [String: Int64] = [:]
+
+        let limit: Int
+
+        mutating func keep(_ text: String, _ id: Int64) {
+            if current.count >= limit {
+                previous = current
+                current = [:]
+                current.reserveCapacity(limit)
+            }
+            current[text] = id
+        }
+
+        mutating func id(of text: String) -> Int64? {
+            if let id = current[text] { return id }
+            guard let id = previous.removeValue(forKey: text) else { return nil }
+            keep(text, id)
+            return id
+        }
+    }
+
+    private let generations: Mutex<Generations>
+    /// Terms per generation: 2 × 131,072 entries, at most ~12 MB for both.
+    static let entriesPerGeneration = 131_072
+
+    init(entriesPerGeneration: Int = TermIDCache.entriesPerGeneration) {
+        generations = Mutex(Generations(limit: max(1, entriesPerGeneration)))
+    }
+
+    /// The id of `text`, when this process knows it.
+    func id(of text: String) -> Int64? {
+        generations.withLock { $0.id(of: text) }
+    }
+
+    /// Runs `body` with a lookup of the ids this process knows, under one lock (a window of a bulk load looks up
+    /// tens of thousands).
+    func withLookup<R>(_ body: (_ id: (String) -> Int64?) throws -> R) rethrows -> R {
+        try generations.withLock { cache in
+            try body { cache.id(of: $0) }
+        }
+    }
+
+    /// Keeps the ids a transaction wrote or read.
+    func keep(_ ids: [String: Int64]) {
+        guard !ids.isEmpty else { return }
+        generations.withLock { cache in
+            for (text, id) in ids where cache.current[text] == nil { cache.keep(text, id) }
+        }
+    }
+
+    /// The terms kept, in both generations (tests).
+    var count: Int { generations.withLock { $0.current.count + $0.previous.count } }
 }

@@ -144,6 +144,9 @@ final class IdleCheckpointer: Sendable {
     /// opened on first use; used only on `queue`.
     private let connection = Mutex<OpaquePointer?>(nil)
     private let path: String
+    /// Runs on this object's queue after each checkpoint for a pause in writes (`IndexStore` releases what a
+    /// large write left in memory: `EngineMemory`); `waitUntilSettled` waits for it too.
+    private let restHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(path: String) {
         self.path = path
@@ -212,6 +215,11 @@ final class IdleCheckpointer: Sendable {
             }
         }
         return inline
+    }
+
+    /// Sets what runs when the store comes to rest (after the checkpoint for a pause in writes).
+    func onRest(_ handler: @escaping @Sendable () -> Void) {
+        restHandler.withLock { $0 = handler }
     }
 
     /// How long ago this store's last commit was (infinity before the first).
@@ -293,6 +301,7 @@ final class IdleCheckpointer: Sendable {
             if let done = checkpoint(), done.log == done.copied {
                 checkpoint(truncating: true)
             }
+            restHandler.withLock { $0 }?()
         }
     }
 
@@ -308,6 +317,7 @@ final class IdleCheckpointer: Sendable {
     /// Stops scheduling (when the store closes), waits for a checkpoint in progress and closes the connection.
     func stop() {
         state.withLock { $0.stopped = true }
+        restHandler.withLock { $0 = nil }
         queue.sync {}
         connection.withLock { handle in
             sqlite3_close_v2(handle)

@@ -130,11 +130,11 @@ struct Writer {
         self.window = window
         windowTermIDs = [Int64](repeating: 0, count: window.terms.count)
         var unknown: [Int] = []
-        store.withCachedTermIDs { cache in
+        store.termIDs.withLookup { cached in
             for (index, text) in window.terms.enumerated() {
                 if let id = newTerms[text] {
                     windowTermIDs[index] = id
-                } else if let id = cache[text] {
+                } else if let id = cached(text) {
                     newTerms[text] = id
                     windowTermIDs[index] = id
                 } else {
@@ -680,7 +680,7 @@ struct Writer {
     /// has is added (`addedTerms`).
     private mutating func termID(for text: String) throws -> Int64 {
         if let id = newTerms[text] { return id }
-        if let id = store.cachedTermID(text) {
+        if let id = store.termIDs.id(of: text) {
             newTerms[text] = id
             return id
         }

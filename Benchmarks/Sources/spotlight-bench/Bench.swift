@@ -227,7 +227,19 @@ func procStatus(_ field: String) -> Double {
     return 0
 }
 
+/// What the resident memory is made of (MB): SQLite's allocations now and at their peak, and the process's
+/// anonymous and file-backed resident pages.
+func memoryBreakdown() -> [String: Double] {
+    func mb(_ bytes: Int) -> Double { (Double(bytes) / 1_048_576 * 10).rounded() / 10 }
+    let sqlite = EngineMemory.sqlite()
+    var breakdown: [String: Double] = ["sqlite_mb": mb(sqlite.current), "sqlite_peak_mb": mb(sqlite.peak),
+                                       "rss_anon_mb": procStatus("RssAnon"), "rss_file_mb": procStatus("RssFile")]
+    log("memory: " + breakdown.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    return breakdown
+}
+
 func resetPeak() {
+    EngineMemory.resetSQLitePeak()
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
@@ -351,6 +363,7 @@ struct Bench {
         // last commit) has emptied the WAL the bulk load grew, as it does for any app that stops writing.
         benchStore.waitUntilSettled()
         let peakIndex = procStatus("VmHWM")
+        let memoryAfterIndex = memoryBreakdown()
         if !options.reuse {
             result["bulk_index"] = ["items": items.count, "seconds": round3(bulkSeconds),
                                     "items_per_s": Int(Double(items.count) / bulkSeconds),
@@ -493,6 +506,7 @@ struct Bench {
             }
         }
         let peakQuery = procStatus("VmHWM")
+        let memoryAfterQueries = memoryBreakdown()
 
         // 6. Single upserts and deletes, visible to a separate reader (another connection to the same file).
         if !options.skip.contains("writes"), options.ops > 0 {
@@ -607,7 +621,8 @@ struct Bench {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         result["memory"] = ["rss_after_load_mb": rssAfterLoad, "peak_rss_index_mb": peakIndex, "peak_rss_query_mb": peakQuery,
-                            "ru_maxrss_mb": Double(usage.ru_maxrss) / 1024]
+                            "ru_maxrss_mb": Double(usage.ru_maxrss) / 1024,
+                            "after_index": memoryAfterIndex, "after_queries": memoryAfterQueries]
         result["notes"] = [
             "through the public API: CSSearchableIndex batches of \(options.batch) with client state, CSUserQuery top 20 (responses sequence), CSSearchQuery for attribute queries",
             "typo tolerance built in (Typesense's thresholds: 1 typo from 4 letters, 2 from 9; words matching 10+ items are not expanded)",

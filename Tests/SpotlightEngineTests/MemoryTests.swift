@@ -1,0 +1,147 @@
+import Foundation
+import XCTest
+import GRDB
+import GRDBSQLite
+@testable import SpotlightEngine
+
+/// What a process keeps in memory: a large write's leftovers are released once its store is at rest
+/// (`EngineMemory`, `IndexStore.releaseMemoryAtRest`), and the process's term ids are bounded (`TermIDCache`).
+/// A real SQLite file on disk.
+final class MemoryTests: XCTestCase {
+    var directory: URL!
+    let later = Date().addingTimeInterval(365 * 86_400)
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-memory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func items(_ count: Int, named prefix: String) -> [IndexOperation] {
+        var random = SystemRandomNumberGenerator()
+        return (0..<count).map { n in
+            let words = (0..<40).map { _ in String(random.next() % 1_000_000_000, radix: 36) }
+            return .upsert(StoredItem(uniqueIdentifier: "\(prefix)\(n)", domainIdentifier: nil, expirationDate: later,
+                                      attributes: ["title": .string("item \(prefix)\(n)"),
+                                                   "contentDescription": .string(words.joined(separator: " "))]))
+        }
+    }
+
+    /// Bytes of page cache the store's writer connection holds.
+    func writerCache(_ store: IndexStore) throws -> Int {
+        try store.pool.writeWithoutTransaction { db in
+            var current: Int32 = 0, highest: Int32 = 0
+            sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0)
+            return Int(current)
+        }
+    }
+
+    /// After a bulk load, once writes pause: the writer's page cache is released and the heap trimmed; the store
+    /// goes on working (its next writes and searches read the pages again).
+    func testALargeWriteReleasesTheWritersPageCacheAndTrimsTheHeapAtRest() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("bulk.sqlite"))
+        defer { try? store.close() }
+        let trims = EngineMemory.trims.load(ordering: .relaxed)
+        try store.apply(items(3_000, named: "bulk-"))
+        XCTAssertGreaterThan(try writerCache(store), 1 << 20, "the bulk load filled the writer's cache (else this test shows nothing)")
+        store.waitForMaintenance()
+        store.waitUntilSettled()
+        XCTAssertLessThan(try writerCache(store), 256 << 10, "released at rest")
+        XCTAssertGreaterThan(EngineMemory.trims.load(ordering: .relaxed), trims, "the heap was trimmed")
+        XCTAssertFalse(store.memoryToRelease.load(ordering: .relaxed))
+
+        try store.apply([.upsert(StoredItem(uniqueIdentifier: "after", domainIdentifier: nil, expirationDate: later,
+                                            attributes: ["title": .string("written after the release")]))])
+        XCTAssertEqual(try store.count(now: Date()), 3_001)
+        XCTAssertEqual(try store.search("release").map(\.item.uniqueIdentifier), ["after"])
+        XCTAssertTrue(try store.search("bulk-17").map(\.item.uniqueIdentifier).contains("bulk-17"))
+    }
+
+    /// Readers keep a smaller page cache than the writer: each of the pool's readers has its own.
+    func testReadersKeepSmallerPageCachesThanTheWriter() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("caches.sqlite"))
+        defer { try? store.close() }
+        XCTAssertEqual(try store.pool.write { try Int.fetchOne($0, sql: "PRAGMA cache_size") }, -32_768)
+        XCTAssertEqual(try store.pool.read { try Int.fetchOne($0, sql: "PRAGMA cache_size") }, -IndexStore.readerCacheKB)
+    }
+
+    /// Single writes leave nothing to release: the writer keeps its cache between them.
+    func testSmallWritesKeepTheWritersPageCache() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("small.sqlite"))
+        defer { try? store.close() }
+        for (n, operation) in items(20, named: "one-").enumerated() {
+            try store.apply([operation])
+            if n == 9 { store.waitUntilSettled() }
+        }
+        store.waitForMaintenance()
+        store.waitUntilSettled()
+        XCTAssertFalse(store.memoryToRelease.load(ordering: .relaxed))
+        XCTAssertGreaterThan(try writerCache(store), 0, "kept")
+        XCTAssertEqual(try store.count(now: Date()), 20)
+    }
+
+    /// Ranking signals most items lack are kept sparse, and read back the same, value for value, at every
+    /// position (counts that are no multiple of 64, none present, all present, one in eight).
+    func testSparseSignalColumnsReadBackEveryValue() {
+        var random = SystemRandomNumberGenerator()
+        for (count, oneIn) in [(0, 1), (1, 1), (63, 1_000), (64, 2), (1_000, 50), (4_097, 9), (4_097, 8), (10_000, 1), (777, 1_000_000)] {
+            let values: [Double] = (0..<count).map { _ in
+                random.next() % UInt64(oneIn) == 0 ? Double(random.next() % 1_000_000) / 7 : .nan
+            }
+            let column = OptionalDoubleColumn(values)
+            XCTAssertEqual(column.count, count)
+            let present = values.filter { !$0.isNaN }.count
+            XCTAssertEqual(column.isSparse, present * 8 < count, "\(count) values, \(present) present")
+            for (i, value) in values.enumerated() {
+                if value.isNaN {
+                    XCTAssertTrue(column[i].isNaN, "\(count)/\(oneIn): \(i) has none")
+                } else {
+                    XCTAssertEqual(column[i], value, "\(count)/\(oneIn): \(i)")
+                }
+            }
+        }
+    }
+
+    /// The process's term ids: at most two generations; a lookup in the older moves the entry into the newer,
+    /// so terms in use stay while the ones seen once are dropped.
+    func testTermIDsAreBoundedAndKeepTheTermsInUse() {
+        let cache = TermIDCache(entriesPerGeneration: 100)
+        cache.keep(["common": 1])
+        for n in 0..<1_000 {
+            cache.keep(["rare\(n)": Int64(n + 2)])
+            if n % 50 == 0 { XCTAssertEqual(cache.id(of: "common"), 1, "still known after \(n) others") }
+        }
+        XCTAssertLessThanOrEqual(cache.count, 200)
+        XCTAssertEqual(cache.id(of: "common"), 1)
+        XCTAssertNil(cache.id(of: "rare0"), "dropped")
+        XCTAssertEqual(cache.id(of: "rare999"), 1_001)
+        cache.withLookup { id in
+            XCTAssertEqual(id("common"), 1)
+            XCTAssertNil(id("never"))
+        }
+        // Keeping a term again never replaces its id (ids never change).
+        cache.keep(["common": 42])
+        XCTAssertEqual(cache.id(of: "common"), 1)
+    }
+
+    /// A write resolves the ids of terms the process no longer keeps from the vocabulary: the same ids, so
+    /// searches find items written before and after.
+    func testTermsDroppedFromTheCacheAreReadFromTheVocabulary() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("terms.sqlite"))
+        defer { try? store.close() }
+        try store.apply([.upsert(StoredItem(uniqueIdentifier: "first", domainIdentifier: nil, expirationDate: later,
+                                            attributes: ["title": .string("zebra crossing")]))])
+        // Push "zebra" out of both generations.
+        for n in 0..<(2 * TermIDCache.entriesPerGeneration / 1_000 + 1) {
+            store.termIDs.keep(Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("filler\(n)-\($0)", Int64(-1)) }))
+        }
+        XCTAssertNil(store.termIDs.id(of: "zebra"))
+        try store.apply(items(100, named: "more-") + [.upsert(StoredItem(uniqueIdentifier: "second", domainIdentifier: nil,
+            expirationDate: later, attributes: ["title": .string("zebra stripes")]))])
+        XCTAssertEqual(Set(try store.search("zebra").map(\.item.uniqueIdentifier)), ["first", "second"])
+        XCTAssertEqual(try store.documentFrequency(of: "zebra"), 2)
+    }
+}
