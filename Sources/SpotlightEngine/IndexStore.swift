@@ -832,7 +832,7 @@ package final class IndexStore: Sendable {
     func releaseMemoryAtRest() {
         guard memoryToRelease.exchange(false, ordering: .relaxed), !closed.withLock({ $0 }) else { return }
         // (On the writer's queue, between writes: a write that started meanwhile finishes first.)
-        try? pool.writeWithoutTransaction { db in _ = sqlite3_db_release_memory(db.sqliteConnection) }
+        pool.writeWithoutTransaction { db in _ = sqlite3_db_release_memory(db.sqliteConnection) }
         EngineMemory.trimHeap()
     }
 

@@ -57,10 +57,17 @@ final class SegmentColumns: Sendable {
         var nameFirst = [String](repeating: "", count: count)
         var nameKey = [UInt64](repeating: 0, count: count)
         var initials = [UInt8](repeating: 0, count: count * Initials.byteCount)
-        var uids = [ArraySlice<UInt8>](repeating: [], count: count)
+        // Where each item's identifier is until the columns are laid out: in `read` (the rows' bytes, appended as
+        // they come) or in a known column's bytes (`uidSource` k ≥ 0: `sorted[k]`), at `uidOffset`. (An array per
+        // identifier read made PyPI's 886,000 small allocations in every process's first searches.)
+        let sorted = known.sorted(by: { $0.firstItem < $1.firstItem })
+        var read: [UInt8] = []
+        var uidSource = [Int32](repeating: -2, count: count)
+        var uidOffset = [Int](repeating: 0, count: count)
+        var uidLength = [Int32](repeating: 0, count: count)
         // Ids covered by known columns, as sorted ranges.
         var covered: [ClosedRange<Int64>] = []
-        for column in known.sorted(by: { $0.firstItem < $1.firstItem }) {
+        for (k, column) in sorted.enumerated() {
             let low = max(firstItem, column.firstItem), high = min(lastItem, column.lastItem)
             guard low <= high else { continue }
             for id in low...high {
@@ -73,7 +80,9 @@ final class SegmentColumns: Sendable {
                 nameKey[target] = column.nameKey[source]
                 initials.replaceSubrange(target * Initials.byteCount..<(target + 1) * Initials.byteCount,
                                          with: column.initials[source * Initials.byteCount..<(source + 1) * Initials.byteCount])
-                uids[target] = column.uidBytes[column.uidStart[source]..<column.uidStart[source + 1]]
+                uidSource[target] = Int32(k)
+                uidOffset[target] = column.uidStart[source]
+                uidLength[target] = Int32(column.uidStart[source + 1] - column.uidStart[source])
             }
             covered.append(low...high)
         }
@@ -92,7 +101,11 @@ final class SegmentColumns: Sendable {
                 if sqlite3_column_type(h, 1) != SQLITE_NULL { hint[i] = sqlite3_column_double(h, 1) }
                 if sqlite3_column_type(h, 2) != SQLITE_NULL { lastUsed[i] = sqlite3_column_double(h, 2) }
                 if let text = sqlite3_column_text(h, 3) {
-                    uids[i] = ArraySlice(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(h, 3))))
+                    let length = Int(sqlite3_column_bytes(h, 3))
+                    uidSource[i] = -1
+                    uidOffset[i] = read.count
+                    uidLength[i] = Int32(clamping: length)
+                    read.append(contentsOf: UnsafeBufferPointer(start: text, count: Int(uidLength[i])))
                 }
                 nameWords[i] = UInt8(clamping: sqlite3_column_int64(h, 4))
                 if let text = sqlite3_column_text(h, 5) {
@@ -112,10 +125,15 @@ final class SegmentColumns: Sendable {
         var start = [Int]()
         start.reserveCapacity(count + 1)
         var bytes = [UInt8]()
-        bytes.reserveCapacity(uids.reduce(0) { $0 + $1.count })
-        for uid in uids {
+        bytes.reserveCapacity(uidLength.reduce(0) { $0 + Int($1) })
+        for i in 0..<count {
             start.append(bytes.count)
-            bytes += uid
+            let offset = uidOffset[i], length = Int(uidLength[i])
+            switch uidSource[i] {
+            case -1: bytes.append(contentsOf: read[offset..<offset + length])
+            case let k where k >= 0: bytes.append(contentsOf: sorted[Int(k)].uidBytes[offset..<offset + length])
+            default: break
+            }
         }
         start.append(bytes.count)
         self.present = present

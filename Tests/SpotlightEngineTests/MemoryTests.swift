@@ -105,6 +105,41 @@ final class MemoryTests: XCTestCase {
         }
     }
 
+    /// Columns read with others' help (a merge's, from the columns of the segments it replaced) hold what columns
+    /// read from the rows alone hold: identifiers, signals and names, item for item, deleted items absent.
+    func testColumnsBuiltFromKnownColumnsEqualColumnsReadFromTheRows() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("known.sqlite"))
+        defer { try? store.close() }
+        let now = Date()
+        for part in 0..<3 {
+            try store.apply((0..<300).map { n in
+                var attributes: [String: AttributeValue] = ["title": .string("known \(n % 13) item")]
+                if n % 5 == 0 { attributes["rankingHint"] = .double(Double(n % 100)) }
+                return .upsert(StoredItem(uniqueIdentifier: "k\(part)-\(n)-\(String(repeating: "é", count: n % 7))",
+                                          domainIdentifier: nil, expirationDate: later, attributes: attributes))
+            }, now: now)
+        }
+        try store.apply([.delete(identifiers: ["k1-10-" + String(repeating: "é", count: 3), "k2-299-" + String(repeating: "é", count: 5)])], now: now)
+        try store.read { db in
+            let (first, last) = (try Int64.fetchOne(db, sql: "SELECT min(id) FROM item")!, try Int64.fetchOne(db, sql: "SELECT max(id) FROM item")!)
+            let whole = try SegmentColumns(db, firstItem: first, lastItem: last)
+            let middle = (first + last) / 2
+            let parts = [try SegmentColumns(db, firstItem: first + 50, lastItem: middle),
+                         try SegmentColumns(db, firstItem: middle + 100, lastItem: last - 20)]
+            let helped = try SegmentColumns(db, firstItem: first, lastItem: last, known: parts)
+            var present = 0
+            for i in 0..<Int(last - first + 1) {
+                XCTAssertEqual(helped.present[i], whole.present[i], "item \(i)")
+                guard whole.present[i] else { continue }
+                present += 1
+                XCTAssertEqual(helped.uid(at: i), whole.uid(at: i))
+                XCTAssertEqual(helped.hint[i].isNaN ? nil : helped.hint[i], whole.hint[i].isNaN ? nil : whole.hint[i])
+                XCTAssertEqual(helped.name(at: i), whole.name(at: i))
+            }
+            XCTAssertEqual(present, 898)
+        }
+    }
+
     /// The process's term ids: at most two generations; a lookup in the older moves the entry into the newer,
     /// so terms in use stay while the ones seen once are dropped.
     func testTermIDsAreBoundedAndKeepTheTermsInUse() {

@@ -232,7 +232,7 @@ func procStatus(_ field: String) -> Double {
 func memoryBreakdown() -> [String: Double] {
     func mb(_ bytes: Int) -> Double { (Double(bytes) / 1_048_576 * 10).rounded() / 10 }
     let sqlite = EngineMemory.sqlite()
-    var breakdown: [String: Double] = ["sqlite_mb": mb(sqlite.current), "sqlite_peak_mb": mb(sqlite.peak),
+    let breakdown: [String: Double] = ["sqlite_mb": mb(sqlite.current), "sqlite_peak_mb": mb(sqlite.peak),
                                        "rss_anon_mb": procStatus("RssAnon"), "rss_file_mb": procStatus("RssFile")]
     log("memory: " + breakdown.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     return breakdown
