@@ -830,7 +830,10 @@ package final class IndexStore: Sendable {
     /// cache is released (a bulk load fills its 32 MB, which no search reads) and the C heap's free pages go back
     /// to the system (`EngineMemory.trimHeap`).
     func releaseMemoryAtRest() {
-        guard memoryToRelease.exchange(false, ordering: .relaxed), !closed.withLock({ $0 }) else { return }
+        // A write of this process waiting for the writer or running: the store is not at rest after all, and its
+        // next pause releases (this runs on the checkpoints' queue, which must not wait behind a long write).
+        guard durableWritesInFlight.load(ordering: .relaxed) == 0,
+              memoryToRelease.exchange(false, ordering: .relaxed), !closed.withLock({ $0 }) else { return }
         // (On the writer's queue, between writes: a write that started meanwhile finishes first.)
         pool.writeWithoutTransaction { db in _ = sqlite3_db_release_memory(db.sqliteConnection) }
         EngineMemory.trimHeap()

@@ -68,6 +68,32 @@ final class MemoryTests: XCTestCase {
         XCTAssertEqual(try store.pool.read { try Int.fetchOne($0, sql: "PRAGMA cache_size") }, -IndexStore.readerCacheKB)
     }
 
+    /// A rest that finds a write of the process waiting or running releases nothing (it would wait behind that
+    /// write on the checkpoints' queue); the next rest does.
+    func testARestWithAWriteInFlightLeavesTheReleaseToTheNextRest() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("inflight.sqlite"))
+        defer { try? store.close() }
+        try store.apply(items(3_000, named: "bulk-"))
+        store.waitForMaintenance()
+        store.waitUntilSettled()
+        XCTAssertFalse(store.memoryToRelease.load(ordering: .relaxed), "released at the first rest")
+        // Another large write, then a rest while one of the process's writes is (said to be) in flight.
+        store.durableWritesInFlight.add(1, ordering: .relaxed)
+        try store.apply(items(500, named: "more-"))
+        store.waitUntilSettled()
+        XCTAssertTrue(store.memoryToRelease.load(ordering: .relaxed), "left for the next rest")
+        let kept = try writerCache(store)
+        store.durableWritesInFlight.subtract(1, ordering: .relaxed)
+        try store.apply(items(1, named: "one-"))
+        store.waitUntilSettled()
+        XCTAssertFalse(store.memoryToRelease.load(ordering: .relaxed))
+        let released = try writerCache(store)
+        XCTAssertLessThan(released, 256 << 10, "released at the next rest")
+        XCTAssertGreaterThan(kept, released, "kept while a write was in flight")
+        store.waitForMaintenance()
+        XCTAssertEqual(try store.count(now: Date()), 3_501)
+    }
+
     /// Single writes leave nothing to release: the writer keeps its cache between them.
     func testSmallWritesKeepTheWritersPageCache() throws {
         let store = try IndexStore(url: directory.appendingPathComponent("small.sqlite"))
