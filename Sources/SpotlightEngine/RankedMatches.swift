@@ -191,6 +191,11 @@ extension IndexStore {
         try stepRows(db, handle, row)
     }
 
+    /// The error of a statement stepped through SQLite's C API that returned `code` (neither a row nor done).
+    static func stepError(_ db: Database, _ code: Int32) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+    }
+
     /// Steps a bound statement to its end, calling `row` with each row, and resets it.
     private static func stepRows(_ db: Database, _ handle: OpaquePointer, _ row: (OpaquePointer) throws -> Void) throws {
         defer { sqlite3_reset(handle) }
@@ -198,7 +203,7 @@ extension IndexStore {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw IndexStore.stepError(db, code)
             }
             try row(handle)
         }

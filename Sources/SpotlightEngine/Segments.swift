@@ -894,7 +894,7 @@ enum SegmentMerger {
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else {
             sqlite3_reset(handle)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            throw IndexStore.stepError(db, code)
         }
         sqlite3_reset(handle)
     }
@@ -949,7 +949,7 @@ enum LongLists {
             let code = sqlite3_step(h)
             guard code == SQLITE_ROW else {
                 if code == SQLITE_DONE { throw PostingCodec.Reader.damaged }
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw IndexStore.stepError(db, code)
             }
             return try body(try PostingCodec.Reader(try PostingStore.blob(h, column: 0)))
         }

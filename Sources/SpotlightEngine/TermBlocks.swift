@@ -543,7 +543,7 @@ final class TermCursor {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         case let code:
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            throw IndexStore.stepError(db, code)
         }
     }
 

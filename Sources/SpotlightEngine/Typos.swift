@@ -106,7 +106,7 @@ package enum Typos {
                 let code = sqlite3_step(statement)
                 if code == SQLITE_DONE { break seeking }
                 guard code == SQLITE_ROW else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                    throw IndexStore.stepError(db, code)
                 }
                 let bytes = UnsafeBufferPointer(start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
                 if !skipping.isEmpty {

@@ -539,7 +539,7 @@ struct Writer {
         let found = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard found == SQLITE_ROW || found == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: found), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            throw IndexStore.stepError(db, found)
         }
         let existing = found == SQLITE_DONE ? nil : try Row.fetchOne(lookup, arguments: [item.uniqueIdentifier])
         if item.expirationDate <= now {
