@@ -19,7 +19,11 @@ package enum StoreRegistry {
 
     /// The store at a path, opened on first use.
     package static func store(at url: URL, create: Bool = true) throws -> IndexStore {
-        let key = url.standardizedFileURL.path
+        try store(at: url, key: url.standardizedFileURL.path, create: create)
+    }
+
+    /// The store at a path whose key (`url.standardizedFileURL.path`) the caller made already.
+    static func store(at url: URL, key: String, create: Bool) throws -> IndexStore {
         if let store = stores.value[key] {
             // A store whose file was deleted behind our back (by a user, or `spotlight doctor`) is reopened.
             // So is one whose WAL was deleted under it (its commits were copied into the main file).
@@ -38,7 +42,12 @@ package enum StoreRegistry {
 
     /// The store at a path if this process has it open already (nothing is opened).
     package static func openStore(at url: URL) -> IndexStore? {
-        stores.value[url.standardizedFileURL.path].flatMap { $0.needsReopening ? nil : $0 }
+        openStore(key: url.standardizedFileURL.path)
+    }
+
+    /// The store open under a key (`url.standardizedFileURL.path`), if any.
+    static func openStore(key: String) -> IndexStore? {
+        stores.value[key].flatMap { $0.needsReopening ? nil : $0 }
     }
 
     /// Every store of an app that exists on disk.
