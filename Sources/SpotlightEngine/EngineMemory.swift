@@ -33,6 +33,39 @@ package enum EngineMemory {
         return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
     }()
 
+    /// glibc's `malloc_info`, looked up at run time.
+    private static let mallocInfo: (@convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_info") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32).self)
+    }()
+
+    /// The C heap, every arena summed (glibc's `malloc_info`; `nil` elsewhere): bytes the heap has from the system
+    /// (its arenas and its chunks mapped alone), and bytes of free chunks it keeps. Resident memory beyond
+    /// `system - free` is free memory not given back, or pages only partly in use. For diagnostics: it writes and
+    /// parses a report of every arena.
+    package static func heap() -> (system: Int, free: Int)? {
+        guard let mallocInfo else { return nil }
+        var buffer: UnsafeMutablePointer<CChar>? = nil
+        var length = 0
+        guard let stream = open_memstream(&buffer, &length) else { return nil }
+        let status = mallocInfo(0, stream)
+        fclose(stream)
+        defer { free(buffer) }
+        guard status == 0, let buffer else { return nil }
+        // The totals follow the last arena: <total type="fast"|"rest"|"mmap" count=".." size=".."/> and
+        // <system type="current" size=".."/>.
+        let report = String(cString: buffer)
+        guard let tail = report.range(of: "</heap>", options: .backwards).map({ report[$0.upperBound...] }) else { return nil }
+        func size(_ tag: String) -> Int {
+            guard let start = tail.range(of: tag) else { return 0 }
+            let rest = tail[start.upperBound...]
+            guard let open = rest.range(of: "size=\""), let close = rest[open.upperBound...].firstIndex(of: "\"") else { return 0 }
+            return Int(rest[open.upperBound..<close]) ?? 0
+        }
+        let mapped = size("<total type=\"mmap\"")
+        return (size("<system type=\"current\"") + mapped, size("<total type=\"fast\"") + size("<total type=\"rest\""))
+    }
+
     /// How many times the heap was trimmed (tests, diagnostics).
     package static let trims = Atomic<Int>(0)
 

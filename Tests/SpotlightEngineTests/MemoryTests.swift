@@ -205,4 +205,22 @@ final class MemoryTests: XCTestCase {
         XCTAssertEqual(Set(try store.search("zebra").map(\.item.uniqueIdentifier)), ["first", "second"])
         XCTAssertEqual(try store.documentFrequency(of: "zebra"), 2)
     }
+
+    func testTheHeapReportCountsWhatIsAllocatedAndFreed() throws {
+        let before = try XCTUnwrap(EngineMemory.heap(), "glibc reports its heap")
+        XCTAssertGreaterThanOrEqual(before.system, before.free)
+        // 4,096 chunks of 16 KB (below the size glibc maps alone), written so they are resident.
+        let chunks = (0..<4_096).map { _ -> UnsafeMutableRawPointer in
+            let chunk = malloc(16_384)!
+            memset(chunk, 1, 16_384)
+            return chunk
+        }
+        let allocated = try XCTUnwrap(EngineMemory.heap())
+        XCTAssertGreaterThanOrEqual((allocated.system - allocated.free) - (before.system - before.free), 60_000_000,
+                                    "64 MB more in use")
+        chunks.forEach { free($0) }
+        let freed = try XCTUnwrap(EngineMemory.heap())
+        XCTAssertGreaterThanOrEqual((allocated.system - allocated.free) - (freed.system - freed.free), 60_000_000,
+                                    "64 MB less in use (free, or given back)")
+    }
 }

@@ -232,8 +232,12 @@ func procStatus(_ field: String) -> Double {
 func memoryBreakdown() -> [String: Double] {
     func mb(_ bytes: Int) -> Double { (Double(bytes) / 1_048_576 * 10).rounded() / 10 }
     let sqlite = EngineMemory.sqlite()
-    let breakdown: [String: Double] = ["sqlite_mb": mb(sqlite.current), "sqlite_peak_mb": mb(sqlite.peak),
+    var breakdown: [String: Double] = ["sqlite_mb": mb(sqlite.current), "sqlite_peak_mb": mb(sqlite.peak),
                                        "rss_anon_mb": procStatus("RssAnon"), "rss_file_mb": procStatus("RssFile")]
+    if let heap = EngineMemory.heap() {
+        breakdown["heap_system_mb"] = mb(heap.system)
+        breakdown["heap_free_mb"] = mb(heap.free)
+    }
     log("memory: " + breakdown.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     return breakdown
 }
@@ -329,6 +333,7 @@ struct Bench {
         let loadSeconds = Date().timeIntervalSince(loadStart)
         log("loaded \(items.count) items in \(String(format: "%.1f", loadSeconds)) s")
         let rssAfterLoad = procStatus("VmRSS")
+        let memoryAfterLoad = memoryBreakdown()
 
         if !options.reuse { try? FileManager.default.removeItem(atPath: home) }
         let index = CSSearchableIndex(name: "bench")
@@ -622,7 +627,8 @@ struct Bench {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         result["memory"] = ["rss_after_load_mb": rssAfterLoad, "peak_rss_index_mb": peakIndex, "peak_rss_query_mb": peakQuery,
                             "ru_maxrss_mb": Double(usage.ru_maxrss) / 1024,
-                            "after_index": memoryAfterIndex, "after_queries": memoryAfterQueries]
+                            "after_load": memoryAfterLoad, "after_index": memoryAfterIndex,
+                            "after_queries": memoryAfterQueries]
         result["notes"] = [
             "through the public API: CSSearchableIndex batches of \(options.batch) with client state, CSUserQuery top 20 (responses sequence), CSSearchQuery for attribute queries",
             "typo tolerance built in (Typesense's thresholds: 1 typo from 4 letters, 2 from 9; words matching 10+ items are not expanded)",
