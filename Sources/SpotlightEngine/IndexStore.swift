@@ -827,8 +827,9 @@ package final class IndexStore: Sendable {
     }
 
     /// Once the store is at rest after a large write or a merge (`IdleCheckpointer.onRest`): the writer's page
-    /// cache is released (a bulk load fills its 32 MB, which no search reads) and the C heap's free pages go back
-    /// to the system (`EngineMemory.trimHeap`).
+    /// cache is released (a bulk load fills its 32 MB, which no search reads), the process's term ids are forgotten
+    /// (`TermIDCache`: the next write reads those it needs from the vocabulary; Debian's load left 6.5 MB of them)
+    /// and the C heap's free pages go back to the system (`EngineMemory.trimHeap`).
     func releaseMemoryAtRest() {
         // A write of this process waiting for the writer or running: the store is not at rest after all, and its
         // next pause releases (this runs on the checkpoints' queue, which must not wait behind a long write).
@@ -836,6 +837,7 @@ package final class IndexStore: Sendable {
               memoryToRelease.exchange(false, ordering: .relaxed), !closed.withLock({ $0 }) else { return }
         // (On the writer's queue, between writes: a write that started meanwhile finishes first.)
         pool.writeWithoutTransaction { db in _ = sqlite3_db_release_memory(db.sqliteConnection) }
+        termIDs.removeAll()
         EngineMemory.trimHeap()
     }
 

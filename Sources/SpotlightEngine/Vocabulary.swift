@@ -112,4 +112,15 @@ final class TermIDCache: Sendable {
 
     /// The terms kept, in both generations (tests).
     var count: Int { generations.withLock { $0.current.count + $0.previous.count } }
+
+    /// Forgets every id (the vocabulary has them all).
+    func removeAll() {
+        let dropped = generations.withLock { generations in
+            let dropped = (generations.current, generations.previous)
+            generations.current = [:]
+            generations.previous = [:]
+            return dropped
+        }
+        _ = dropped
+    }
 }

@@ -47,9 +47,11 @@ final class MemoryTests: XCTestCase {
         let trims = EngineMemory.trims.load(ordering: .relaxed)
         try store.apply(items(3_000, named: "bulk-"))
         XCTAssertGreaterThan(try writerCache(store), 1 << 20, "the bulk load filled the writer's cache (else this test shows nothing)")
+        XCTAssertGreaterThan(store.termIDs.count, 1_000, "the load kept its terms' ids")
         store.waitForMaintenance()
         store.waitUntilSettled()
         XCTAssertLessThan(try writerCache(store), 256 << 10, "released at rest")
+        XCTAssertEqual(store.termIDs.count, 0, "the term ids forgotten at rest")
         XCTAssertGreaterThan(EngineMemory.trims.load(ordering: .relaxed), trims, "the heap was trimmed")
         XCTAssertFalse(store.memoryToRelease.load(ordering: .relaxed))
 
@@ -58,6 +60,12 @@ final class MemoryTests: XCTestCase {
         XCTAssertEqual(try store.count(now: Date()), 3_001)
         XCTAssertEqual(try store.search("release").map(\.item.uniqueIdentifier), ["after"])
         XCTAssertTrue(try store.search("bulk-17").map(\.item.uniqueIdentifier).contains("bulk-17"))
+        // Terms the load brought, written again after the cache was emptied, keep their ids (read back from the
+        // vocabulary), so their frequencies add up.
+        try store.apply([.upsert(StoredItem(uniqueIdentifier: "again", domainIdentifier: nil, expirationDate: later,
+                                            attributes: ["title": .string("bulk-17 again")]))])
+        XCTAssertEqual(try store.documentFrequency(of: "bulk"), 3_001, "one id for the term, before and after")
+        XCTAssertTrue(Set(try store.search("bulk-17").map(\.item.uniqueIdentifier)).isSuperset(of: ["bulk-17", "again"]))
     }
 
     /// Readers keep a smaller page cache than the writer: each of the pool's readers has its own.
