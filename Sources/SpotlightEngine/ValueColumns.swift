@@ -14,9 +14,10 @@ import Synchronization
 /// few of them reads and decodes them (`ValueColumnCache.column`). Entries of items deleted since stay: a column
 /// names a superset, as dead postings do, and whoever uses a lookup checks the item rows of what it names.
 struct ValueColumn: Sendable {
-    /// Sorted by value, then item.
-    private(set) var values: [Double] = []
-    private(set) var items: [Int64] = []
+    /// The values in order (`Values`: a value and where its run of entries starts, when values repeat) and each
+    /// entry's item (`ItemIDs`), sorted by value, then item.
+    private(set) var values = Values()
+    private(set) var items = ItemIDs()
     /// Entries of the items added since the column was read, sorted the same way.
     private(set) var tail: [(value: Double, item: Int64)] = []
     /// Every item id below this is in the column.
@@ -27,22 +28,22 @@ struct ValueColumn: Sendable {
     /// The number of entries with a value in `lower...upper` (an item with several such values counts for each, as
     /// `attrValue` rows do; deleted items count until the column is read again).
     func count(lower: Double, upper: Double) -> Int {
-        let (a, b) = Self.bounds(values, lower, upper) { $0 }
+        let (a, b) = values.bounds(lower, upper)
         let (c, d) = Self.bounds(tail, lower, upper) { $0.value }
         return (b - a) + (d - c)
     }
 
     /// Calls `body` with the item of each entry whose value is in `lower...upper`.
     func forEach(lower: Double, upper: Double, _ body: (Int64) -> Void) {
-        let (a, b) = Self.bounds(values, lower, upper) { $0 }
-        for i in a..<b { body(items[i]) }
+        let (a, b) = values.bounds(lower, upper)
+        items.forEach(in: a..<b, body)
         let (c, d) = Self.bounds(tail, lower, upper) { $0.value }
         for i in c..<d { body(tail[i].item) }
     }
 
     /// The entries in `lower...upper`: the first index whose value is at least `lower`, and the first past `upper`.
     /// (A NaN bound names nothing, as SQLite's `BETWEEN` with a NULL does.)
-    private static func bounds<E>(_ array: [E], _ lower: Double, _ upper: Double, _ value: (E) -> Double) -> (Int, Int) {
+    fileprivate static func bounds<E>(_ array: [E], _ lower: Double, _ upper: Double, _ value: (E) -> Double) -> (Int, Int) {
         guard !lower.isNaN, !upper.isNaN, lower <= upper else { return (0, 0) }
         func first(_ isPast: (Double) -> Bool) -> Int {
             var low = 0, high = array.count
@@ -57,16 +58,174 @@ struct ValueColumn: Sendable {
         return (start, max(start, end))
     }
 
+    /// A column's values in order. Dates repeat (PyPI's 886,000 items have ~250 distinct months): then each
+    /// distinct value is kept once with the index of its first entry, else every entry's value. As an array of
+    /// doubles, PyPI's dates took 7 MB of every searching process.
+    struct Values: Sendable {
+        /// Every entry's value (`runStarts` nil), or each distinct value once.
+        fileprivate var stored: [Double] = []
+        /// The index of the first entry of each value of `stored`, and the entry count at the end.
+        fileprivate var runStarts: [Int]? = nil
+        fileprivate(set) var count = 0
+
+        init() {}
+
+        /// Values in ascending order (NaN never: `attrValue` holds numbers).
+        init(_ sorted: [Double]) {
+            var builder = Builder()
+            for value in sorted { builder.append(value) }
+            self = builder.values
+        }
+
+        /// Builds the values in ascending order, one at a time: as runs while values repeat enough (each run costs
+        /// a value and an index, against a value per entry), else one per entry (from the first 1,024 entries
+        /// on, once distinct values are more than a quarter of them).
+        struct Builder {
+            /// Each distinct value (`usesRuns`), or every value.
+            private var stored: [Double] = []
+            /// The index of each distinct value's first entry, while `usesRuns`.
+            private var runs: [Int] = []
+            private var usesRuns = true
+            private var count = 0
+            private var ordered = true
+
+            mutating func append(_ value: Double) {
+                if let last = stored.last, value < last { ordered = false }
+                count += 1
+                guard usesRuns else {
+                    stored.append(value)
+                    return
+                }
+                if stored.last != value {
+                    stored.append(value)
+                    runs.append(count - 1)
+                    if count >= 1_024, stored.count * 4 > count {
+                        // Values seldom repeat: one per entry from here on.
+                        stored = Self.expand(stored, runs, count)
+                        runs = []
+                        usesRuns = false
+                    }
+                }
+            }
+
+            private static func expand(_ distinct: [Double], _ runs: [Int], _ count: Int) -> [Double] {
+                var plain: [Double] = []
+                plain.reserveCapacity(count)
+                for (k, value) in distinct.enumerated() {
+                    let end = k + 1 < runs.count ? runs[k + 1] : count
+                    plain.append(contentsOf: repeatElement(value, count: end - runs[k]))
+                }
+                return plain
+            }
+
+            /// Whether every value came in order (rows out of order are damage).
+            var isOrdered: Bool { ordered }
+
+            var values: Values {
+                var result = Values()
+                result.count = count
+                if usesRuns, stored.count * 4 <= max(count, 1) {
+                    result.stored = stored
+                    result.runStarts = runs + [count]
+                } else {
+                    result.stored = usesRuns ? Self.expand(stored, runs, count) : stored
+                }
+                return result
+            }
+        }
+
+        /// The entries whose value is in `lower...upper`, as a range of indexes.
+        func bounds(_ lower: Double, _ upper: Double) -> (Int, Int) {
+            let (a, b) = ValueColumn.bounds(stored, lower, upper) { $0 }
+            guard let runStarts else { return (a, b) }
+            return (runStarts[a], runStarts[b])
+        }
+    }
+
+    /// Each entry's item: as 32-bit offsets from the smallest when they fit (they do unless ids past 2³² were
+    /// allocated), else as they are.
+    struct ItemIDs: Sendable {
+        fileprivate var base: Int64 = 0
+        fileprivate var narrow: [UInt32] = []
+        fileprivate var wide: [Int64]? = nil
+
+        init() {}
+
+        init(_ ids: [Int64]) {
+            guard let low = ids.min(), let high = ids.max() else { return }
+            if high - low <= Int64(UInt32.max) {
+                base = low
+                narrow = ids.map { UInt32(truncatingIfNeeded: $0 - low) }
+            } else {
+                wide = ids
+            }
+        }
+
+        /// Builds the ids one at a time: 32-bit offsets from 0 while they fit, else whole.
+        struct Builder {
+            private var narrow: [UInt32] = []
+            private var wide: [Int64]? = nil
+
+            mutating func append(_ id: Int64) {
+                if wide == nil, id >= 0, id <= Int64(UInt32.max) {
+                    narrow.append(UInt32(truncatingIfNeeded: id))
+                    return
+                }
+                if wide == nil {
+                    wide = narrow.map { Int64($0) }
+                    narrow = []
+                }
+                wide!.append(id)
+            }
+
+            var ids: ItemIDs {
+                var result = ItemIDs()
+                if let wide { result.wide = wide } else { result.narrow = narrow }
+                return result
+            }
+        }
+
+        func forEach(in range: Range<Int>, _ body: (Int64) -> Void) {
+            if let wide {
+                for i in range { body(wide[i]) }
+            } else {
+                for i in range { body(base + Int64(narrow[i])) }
+            }
+        }
+
+        var count: Int { wide?.count ?? narrow.count }
+    }
+
     /// Reads the attribute's whole column in `db`'s snapshot.
     init(_ db: Database, code: Int64) throws {
         state = try IndexStore.itemsState(db)
         covered = try IndexStore.nextItemID(db)
         // In the table's key order: by value, then item.
         let statement = try db.cachedStatement(sql: "SELECT value, item FROM attrValue WHERE attr = ?")
+        // Built as the rows come, in the table's order (by value, then item): no plain arrays of every entry
+        // first (PyPI's dates: 14 MB more at the column's peak).
+        var values = Values.Builder(), items = ItemIDs.Builder()
         try IndexStore.forEachRawRow(db, statement, [code]) { h in
             values.append(sqlite3_column_double(h, 0))
             items.append(sqlite3_column_int64(h, 1))
         }
+        if !values.isOrdered {
+            // Rows out of the table's order: only damage does that. Read again and sorted, so that lookups name
+            // every item whose value is in range.
+            var rows: [(value: Double, item: Int64)] = []
+            try IndexStore.forEachRawRow(db, statement, [code]) { h in
+                rows.append((sqlite3_column_double(h, 0), sqlite3_column_int64(h, 1)))
+            }
+            rows.sort { ($0.value, $0.item) < ($1.value, $1.item) }
+            values = Values.Builder()
+            items = ItemIDs.Builder()
+            for row in rows {
+                values.append(row.value)
+                items.append(row.item)
+            }
+        }
+        self.values = values.values
+        self.items = items.ids
     }
 
     /// Adds the values of the items created since the column was last brought up to date (at most `limit` ids of
@@ -164,6 +323,8 @@ final class ValueColumnCache: Sendable {
                 if let current = columns[code], current.covered > column.covered { return }
                 columns[code] = column
             }
+            // (What reading a large column left free goes back to the system, as after static columns.)
+            if column.count >= Int(ColumnCache.trimmedAfter.load(ordering: .relaxed)) { EngineMemory.trimHeap() }
         }
     }
 

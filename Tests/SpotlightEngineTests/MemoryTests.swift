@@ -231,4 +231,32 @@ final class MemoryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual((allocated.system - allocated.free) - (freed.system - freed.free), 60_000_000,
                                     "64 MB less in use (free, or given back)")
     }
+
+    func testIdentifierOffsetsReadBackNarrowAndWide() {
+        let offsets = [0, 5, 5, 17, 4_000_000_000]
+        let narrow = SegmentColumns.Offsets(offsets)
+        XCTAssertEqual(offsets.indices.map { narrow[$0] }, offsets)
+        let wide = SegmentColumns.Offsets(offsets + [Int(UInt32.max) + 10])
+        XCTAssertEqual((0..<6).map { wide[$0] }, offsets + [Int(UInt32.max) + 10])
+    }
+
+    /// Reading a large segment's columns in the background gives what it left free back to the system.
+    func testLargeColumnReadsTrimTheHeap() throws {
+        ColumnCache.trimmedAfter.store(1_000, ordering: .relaxed)
+        defer { ColumnCache.trimmedAfter.store(65_536, ordering: .relaxed) }
+        let store = try IndexStore(url: directory.appendingPathComponent("columns.sqlite"))
+        defer { try? store.close() }
+        // Past `ColumnCache.inlineSpan` ids: read in the background.
+        try store.apply(items(Int(ColumnCache.inlineSpan) + 500, named: "column-"))
+        store.waitForMaintenance()
+        store.waitUntilSettled()
+        let trims = EngineMemory.trims.load(ordering: .relaxed)
+        // A fresh reader process's first search: it reads the columns in the background.
+        let reader = try IndexStore(url: directory.appendingPathComponent("columns.sqlite"))
+        defer { try? reader.close() }
+        XCTAssertFalse(try reader.search("item").isEmpty)
+        reader.waitForColumnReads()
+        XCTAssertGreaterThan(EngineMemory.trims.load(ordering: .relaxed), trims, "trimmed after the columns were read")
+        XCTAssertEqual(try reader.search("column-17").first?.item.uniqueIdentifier, "column-17")
+    }
 }

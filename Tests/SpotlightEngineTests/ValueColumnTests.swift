@@ -169,4 +169,41 @@ final class ValueColumnTests: XCTestCase {
         XCTAssertTrue(fromIndex.hits.contains { $0.count == 10 }, "filters that keep enough items fill a page")
         XCTAssertTrue(fromIndex.items.contains { !$0.isEmpty })
     }
+
+    /// A column's compact forms name the same entries as the plain arrays they replace: values kept once per run
+    /// when they repeat, or one per entry; items as 32-bit offsets, or whole when their range is wider.
+    func testCompactValuesAndItemsNameTheSameEntries() {
+        for distinct in [1, 3, 40, 1_000, 100_000] {
+            let values = (0..<2_000).map { _ in Double(random.next() % UInt64(distinct)) * 0.5 - 10 }.sorted()
+            let compact = ValueColumn.Values(values)
+            XCTAssertEqual(compact.count, values.count)
+            for _ in 0..<300 {
+                var lower = Double(random.next() % UInt64(distinct + 2)) * 0.5 - 11
+                var upper = Double(random.next() % UInt64(distinct + 2)) * 0.5 - 11
+                if random.next() % 8 == 0 { swap(&lower, &upper) }
+                let (a, b) = compact.bounds(lower, upper)
+                let expected = values.indices.filter { lower <= values[$0] && values[$0] <= upper }
+                XCTAssertEqual(Array(a..<b), expected, "\(distinct) distinct values, \(lower)...\(upper)")
+            }
+            XCTAssertTrue(compact.bounds(.nan, 1) == (0, 0) && compact.bounds(-100, .nan) == (0, 0))
+        }
+        XCTAssertTrue(ValueColumn.Values([]).bounds(-1, 1) == (0, 0))
+        // Values that repeat at first and then seldom: runs, then one value per entry from where they stop paying.
+        let late = [Double](repeating: 3, count: 1_500) + (0..<1_500).map { 4 + Double($0) }
+        let switched = ValueColumn.Values(late)
+        for (lower, upper) in [(3.0, 3.0), (2.0, 4.0), (3.0, 10.5), (100.0, 2_000.0), (-1.0, 9_999.0)] {
+            let (a, b) = switched.bounds(lower, upper)
+            XCTAssertEqual(Array(a..<b), late.indices.filter { lower <= late[$0] && late[$0] <= upper })
+        }
+        var unordered = ValueColumn.Values.Builder()
+        for value in [1.0, 2, 2, 1] { unordered.append(value) }
+        XCTAssertFalse(unordered.isOrdered, "rows out of order are told apart (the column then sorts them)")
+
+        for ids in [(0..<500).map { Int64($0) * 7 + 1_000 }, [5, 1 << 40, 3, Int64.max / 2], [42], []] {
+            var seen: [Int64] = []
+            ValueColumn.ItemIDs(ids).forEach(in: 0..<ids.count) { seen.append($0) }
+            XCTAssertEqual(seen, ids)
+            XCTAssertEqual(ValueColumn.ItemIDs(ids).count, ids.count)
+        }
+    }
 }
