@@ -69,7 +69,7 @@ package struct AppIndexes: Sendable {
 
     /// The app's own indexes, from the listing of its `indexes` folder this process made last while the folder's
     /// modification time has not changed since (one `stat` a call). Every query asks which indexes the app has:
-    /// listing the folder and building each store's path took 15 % of an attribute query (Debian, 0.5 ms).
+    /// listing the folder and building each store's path took a tenth of an attribute query (Debian, 0.5 ms).
     ///
     /// A file created in the same tick of the file system's clock as the listing leaves the folder's time as it
     /// was (Linux stamps files with a clock of a few milliseconds), so a listing is only kept once it was made a
