@@ -602,6 +602,16 @@ final class SegmentTests: XCTestCase {
                 }
             }
             XCTAssertEqual(try store.count(now: now), live.count)
+            // The items a round replaced or deleted left every list (searches skip what a list still names, so
+            // only the lists themselves show it).
+            let stale = try store.read { db -> [String] in
+                let existing = Set(try Int64.fetchAll(db, sql: "SELECT id FROM item"))
+                return try Row.fetchAll(db, sql: "SELECT prefix, entries FROM prefixTop").compactMap { row in
+                    let entries = PrefixLists.decode(try row.stored(1) as Data)
+                    return entries.contains { !existing.contains($0.item) } ? try row.stored(0) as String : nil
+                }
+            }
+            XCTAssertEqual(stale, [], "round \(round): lists naming items that are gone")
         }
         XCTAssertGreaterThanOrEqual(PrefixLists.parallelApplies.load(ordering: .relaxed) - runs, 4,
                                     "every round changed more than \(PrefixLists.parallelMerges) lists")
