@@ -76,7 +76,7 @@ package struct AppIndexes: Sendable {
     /// second after the folder's last change (as Git treats an index entry as racy when the file changed in the
     /// second the entry was written); until then every call lists again.
     func listing() -> [ListedIndex] {
-        let directory = root.path + "/apps/" + StoreLocation.fileNameComponent(applicationIdentifier) + "/indexes"
+        let directory = StoreLocation.indexesPath(app: applicationIdentifier, root: root)
         var info = stat()
         guard stat(directory, &info) == 0 else { return [] }
         let modified = FileTime(seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)

@@ -75,10 +75,14 @@ package enum StoreLocation {
         return names.map(decodeFileNameComponent).sorted()
     }
 
+    /// The path of the folder of one app's store files (built as text: `AppIndexes` checks it on every query).
+    static func indexesPath(app: String, root: URL? = nil) -> String {
+        (root ?? rootDirectory).path + "/apps/" + fileNameComponent(app) + "/indexes"
+    }
+
     /// Every index name of an app that has a store file.
     package static func indexNames(app: String, root: URL? = nil) -> [String] {
-        let dir = appDirectory(for: app, root: root).appendingPathComponent("indexes", isDirectory: true)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: indexesPath(app: app, root: root))) ?? []
         return names.filter { $0.hasSuffix(".sqlite") }
             .map { decodeFileNameComponent(String($0.dropLast(".sqlite".count))) }
             .sorted()

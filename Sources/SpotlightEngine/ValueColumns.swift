@@ -15,9 +15,9 @@ import Synchronization
 /// names a superset, as dead postings do, and whoever uses a lookup checks the item rows of what it names.
 struct ValueColumn: Sendable {
     /// The values in order (`Values`: a value and where its run of entries starts, when values repeat) and each
-    /// entry's item (`ItemIDs`), sorted by value, then item.
+    /// entry's item (32-bit while ids fit), sorted by value, then item.
     private(set) var values = Values()
-    private(set) var items = ItemIDs()
+    private(set) var items = CompactIntegers()
     /// Entries of the items added since the column was read, sorted the same way.
     private(set) var tail: [(value: Double, item: Int64)] = []
     /// Every item id below this is in the column.
@@ -142,60 +142,6 @@ struct ValueColumn: Sendable {
         }
     }
 
-    /// Each entry's item: as 32-bit offsets from the smallest when they fit (they do unless ids past 2³² were
-    /// allocated), else as they are.
-    struct ItemIDs: Sendable {
-        fileprivate var base: Int64 = 0
-        fileprivate var narrow: [UInt32] = []
-        fileprivate var wide: [Int64]? = nil
-
-        init() {}
-
-        init(_ ids: [Int64]) {
-            guard let low = ids.min(), let high = ids.max() else { return }
-            if high - low <= Int64(UInt32.max) {
-                base = low
-                narrow = ids.map { UInt32(truncatingIfNeeded: $0 - low) }
-            } else {
-                wide = ids
-            }
-        }
-
-        /// Builds the ids one at a time: 32-bit offsets from 0 while they fit, else whole.
-        struct Builder {
-            private var narrow: [UInt32] = []
-            private var wide: [Int64]? = nil
-
-            mutating func append(_ id: Int64) {
-                if wide == nil, id >= 0, id <= Int64(UInt32.max) {
-                    narrow.append(UInt32(truncatingIfNeeded: id))
-                    return
-                }
-                if wide == nil {
-                    wide = narrow.map { Int64($0) }
-                    narrow = []
-                }
-                wide!.append(id)
-            }
-
-            var ids: ItemIDs {
-                var result = ItemIDs()
-                if let wide { result.wide = wide } else { result.narrow = narrow }
-                return result
-            }
-        }
-
-        func forEach(in range: Range<Int>, _ body: (Int64) -> Void) {
-            if let wide {
-                for i in range { body(wide[i]) }
-            } else {
-                for i in range { body(base + Int64(narrow[i])) }
-            }
-        }
-
-        var count: Int { wide?.count ?? narrow.count }
-    }
-
     /// Reads the attribute's whole column in `db`'s snapshot.
     init(_ db: Database, code: Int64) throws {
         state = try IndexStore.itemsState(db)
@@ -204,7 +150,7 @@ struct ValueColumn: Sendable {
         let statement = try db.cachedStatement(sql: "SELECT value, item FROM attrValue WHERE attr = ?")
         // Built as the rows come, in the table's order (by value, then item): no plain arrays of every entry
         // first (PyPI's dates: 14 MB more at the column's peak).
-        var values = Values.Builder(), items = ItemIDs.Builder()
+        var values = Values.Builder(), items = CompactIntegers()
         try IndexStore.forEachRawRow(db, statement, [code]) { h in
             values.append(sqlite3_column_double(h, 0))
             items.append(sqlite3_column_int64(h, 1))
@@ -218,14 +164,14 @@ struct ValueColumn: Sendable {
             }
             rows.sort { ($0.value, $0.item) < ($1.value, $1.item) }
             values = Values.Builder()
-            items = ItemIDs.Builder()
+            items = CompactIntegers()
             for row in rows {
                 values.append(row.value)
                 items.append(row.item)
             }
         }
         self.values = values.values
-        self.items = items.ids
+        self.items = items
     }
 
     /// Adds the values of the items created since the column was last brought up to date (at most `limit` ids of

@@ -234,10 +234,10 @@ final class MemoryTests: XCTestCase {
 
     func testIdentifierOffsetsReadBackNarrowAndWide() {
         let offsets = [0, 5, 5, 17, 4_000_000_000]
-        let narrow = SegmentColumns.Offsets(offsets)
-        XCTAssertEqual(offsets.indices.map { narrow[$0] }, offsets)
-        let wide = SegmentColumns.Offsets(offsets + [Int(UInt32.max) + 10])
-        XCTAssertEqual((0..<6).map { wide[$0] }, offsets + [Int(UInt32.max) + 10])
+        let narrow = CompactIntegers(offsets)
+        XCTAssertEqual(offsets.indices.map { Int(narrow[$0]) }, offsets)
+        let wide = CompactIntegers(offsets + [Int(UInt32.max) + 10])
+        XCTAssertEqual((0..<6).map { Int(wide[$0]) }, offsets + [Int(UInt32.max) + 10])
     }
 
     /// Reading a large segment's columns in the background gives what it left free back to the system.

@@ -201,9 +201,9 @@ final class ValueColumnTests: XCTestCase {
 
         for ids in [(0..<500).map { Int64($0) * 7 + 1_000 }, [5, 1 << 40, 3, Int64.max / 2], [42], []] {
             var seen: [Int64] = []
-            ValueColumn.ItemIDs(ids).forEach(in: 0..<ids.count) { seen.append($0) }
+            CompactIntegers(ids).forEach(in: 0..<ids.count) { seen.append($0) }
             XCTAssertEqual(seen, ids)
-            XCTAssertEqual(ValueColumn.ItemIDs(ids).count, ids.count)
+            XCTAssertEqual(CompactIntegers(ids).count, ids.count)
         }
     }
 }
