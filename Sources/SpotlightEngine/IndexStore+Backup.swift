@@ -38,7 +38,7 @@ extension IndexStore {
                 if check != ["ok"] {
                     throw EngineError(.corruptIndex, "the backup of \(url.path) does not check: \(check.prefix(3).joined(separator: "; "))")
                 }
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+                return try ItemCatalog(db).count()
             }
             try copy.close()
             if rename(temporary.path, destination.path) != 0 {

@@ -857,36 +857,9 @@ package final class IndexStore: Sendable {
         guard uid.isStorableKey else { return nil }
         return try mapped {
             try pool.read { db in
-                let row = try Row.fetchOne(db, sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE uid = ? AND expires > ?",
-                                           arguments: [uid, now.timeIntervalSinceReferenceDate])
-                return try row.map { try Self.storedItem($0, in: db) }
+                try ItemCatalog(db).entry(uid: uid, liveAt: now.timeIntervalSinceReferenceDate)?.storedItem(in: db)
             }
         }
-    }
-
-    /// `storedItem` from the current row of a raw statement (`forEachRawRow`) selecting the same columns: a
-    /// query reads each candidate's row so, and GRDB's `Row` (a cursor, a copied row) was a fifth of its time.
-    static func storedItem(_ handle: OpaquePointer, in db: Database) throws -> StoredItem {
-        let decoded = try ValueCodec.decode([UInt8](try RawColumn.bytes(handle, 4)), item: try RawColumn.integer(handle, 0), in: db)
-        guard let expires = try RawColumn.real(handle, 3) else {
-            throw EngineError(.corruptIndex, "an item without an expiration date")
-        }
-        return StoredItem(
-            uniqueIdentifier: try RawColumn.text(handle, 1), domainIdentifier: try RawColumn.optionalText(handle, 2),
-            expirationDate: Date(timeIntervalSinceReferenceDate: expires),
-            attributes: decoded.attributes, customAttributes: decoded.custom)
-    }
-
-    /// The item of a row whose first columns are `id`, `uid`, `domain`, `expires` and `attrs`, in that order.
-    static func storedItem(_ row: Row, in db: Database) throws -> StoredItem {
-        // By position: every caller selects `id, uid, domain, expires, attrs` first (a column looked up by name is
-        // lowercased and hashed each time, for every item a query reads).
-        let bytes: [UInt8] = (try row.stored(4) as Data?).map { [UInt8]($0) } ?? []
-        let decoded = try ValueCodec.decode(bytes, item: try row.stored(0), in: db)
-        return StoredItem(
-            uniqueIdentifier: try row.stored(1), domainIdentifier: try row.stored(2),
-            expirationDate: Date(timeIntervalSinceReferenceDate: try row.stored(3)),
-            attributes: decoded.attributes, customAttributes: decoded.custom)
     }
 
     /// Runs `body` on a consistent snapshot of the store.
@@ -1044,22 +1017,21 @@ package final class IndexStore: Sendable {
 
     /// Records whose attributes do not decode (at most five named).
     private static func undecodableRecords(_ db: Database) throws -> [String] {
-        let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+        let catalog = ItemCatalog(db)
+        let rows = try catalog.count()
         let stride = max(1, (rows + integrityDecodeLimit - 1) / integrityDecodeLimit)
         var problems: [String] = []
         var position = 0
-        let cursor = try Row.fetchCursor(db, sql: "SELECT id, uid, attrs FROM item")
-        while let row = try cursor.next() {
+        try catalog.forEachRecord { id, uid, record in
             defer { position += 1 }
-            guard position % stride == 0 else { continue }
-            let bytes: [UInt8] = (try row.stored("attrs") as Data?).map { [UInt8]($0) } ?? []
+            guard position % stride == 0 else { return true }
             do {
-                _ = try ValueCodec.decode(bytes, item: try row.stored("id"), in: db)
+                _ = try ValueCodec.decode(record, item: id, in: db)
             } catch {
-                let uid: String = (try row.stored("uid") as String?) ?? "?"
-                problems.append("the record of \(uid.prefix(80).debugDescription) does not decode (\(error))")
-                if problems.count >= 5 { break }
+                problems.append("the record of \((uid ?? "?").prefix(80).debugDescription) does not decode (\(error))")
+                if problems.count >= 5 { return false }
             }
+            return true
         }
         return problems
     }

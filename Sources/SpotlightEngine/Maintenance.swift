@@ -318,17 +318,18 @@ extension IndexStore {
                 writeDictionary.withLock { $0 = .init(looked: true, dictionary: stored, trainingTried: $0.trainingTried) }
                 return nil
             }
-            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+            let catalog = ItemCatalog(db)
+            let count = try catalog.count()
             guard count >= RecordDictionary.trainingMinimum else { return nil }
             let step = max(1, count / RecordDictionary.trainingSamples)
             var samples: [[UInt8]] = []
             var position = 0
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, attrs FROM item")
-            while let row = try rows.next() {
+            try catalog.forEachRecord { id, _, record in
                 defer { position += 1 }
-                guard position % step == 0, samples.count < RecordDictionary.trainingSamples else { continue }
-                let plain = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), item: try row.stored("id"), in: db)
+                guard position % step == 0 else { return true }
+                let plain = try ValueCodec.decode(record, item: id, in: db)
                 samples.append(ValueCodec.encode(attributes: plain.attributes, custom: plain.custom))
+                return samples.count < RecordDictionary.trainingSamples
             }
             return samples
         }
@@ -344,14 +345,20 @@ extension IndexStore {
             let state = try read { try Self.itemsState($0) }
             // Records in their rows (`length(attrs) = 0`: in a block, compressed with it), then the blocks
             // (`RecordBlocks`): their records the same, their frame new.
-            guard try recompress(select: "SELECT id, attrs FROM item WHERE id > ? AND length(attrs) > 0 ORDER BY id LIMIT ?",
-                                 update: "UPDATE item SET attrs = ? WHERE id = ? AND attrs = ?",
+            guard try recompress(select: { db, after, limit in try ItemCatalog(db).recordsInRows(after: after, limit: limit).map { ($0.id, $0.record) } },
+                                 update: { db, id, old, new in try ItemCatalog(db).replaceRecord(of: id, old, with: new) },
                                  chunk: Self.recompressionChunk, dictionary: dictionary, stored: &stored, { db, id, old in
                 let plain = try ValueCodec.decode([UInt8](old), item: id, in: db)
                 return ValueCodec.stored(attributes: plain.attributes, custom: plain.custom, dictionary: dictionary)
             }) else { return }
-            guard try recompress(select: "SELECT id, data FROM recordBlock WHERE id > ? ORDER BY id LIMIT ?",
-                                 update: "UPDATE recordBlock SET data = ? WHERE id = ? AND data = ?",
+            guard try recompress(select: { db, after, limit in
+                                     try Row.fetchAll(db, sql: "SELECT id, data FROM recordBlock WHERE id > ? ORDER BY id LIMIT ?",
+                                                      arguments: [after, limit]).map { (try $0.stored(0), try $0.stored(1)) }
+                                 },
+                                 update: { db, id, old, new in
+                                     try db.cachedStatement(sql: "UPDATE recordBlock SET data = ? WHERE id = ? AND data = ?")
+                                         .execute(arguments: [new, id, old])
+                                 },
                                  chunk: Self.recompressionChunk / 16, dictionary: dictionary, stored: &stored, { db, _, old in
                 guard ValueCodec.dictionaryID(of: old) != dictionary.id else { return old }
                 let plain = try ValueCodec.plain(old, dictionary: { try RecordDictionary.named($0, in: db) })
@@ -361,20 +368,20 @@ extension IndexStore {
         }
     }
 
-    /// Rewrites the rows `select` names (`id`, bytes; after an id, a `chunk` at a time) with what `recompress` makes
-    /// of their bytes, where that is smaller, one short transaction per chunk that also stores `dictionary`. Ids are
-    /// never reused and a row's bytes never change in place but for this, so a row still there with the bytes read
-    /// holds the same content (`update` checks them). False when another process stored other bytes under the
+    /// Rewrites the rows `select` names (ids and bytes, in id order: those after an id, a `chunk` at a time) with
+    /// what `recompress` makes of their bytes, where that is smaller, one short transaction per chunk that also stores
+    /// `dictionary`. Ids are never reused and a row's bytes never change in place but for this, so a row still there
+    /// with the bytes read holds the same content (`update`, given the old bytes and the new, checks them). False when another process stored other bytes under the
     /// dictionary's id (`RecordDictionary.Conflict`).
-    private func recompress(select: String, update: String, chunk: Int, dictionary: RecordDictionary, stored: inout Bool,
+    private func recompress(select: (Database, _ after: Int64, _ limit: Int) throws -> [(id: Int64, bytes: Data)],
+                            update: (Database, _ id: Int64, _ old: Data, _ new: Data) throws -> Void,
+                            chunk: Int, dictionary: RecordDictionary, stored: inout Bool,
                             _ recompress: (Database, Int64, [UInt8]) throws -> [UInt8]) throws -> Bool {
         var after = Int64.min
         while !closed.withLock({ $0 }) {
             let rows = try read { db -> [(id: Int64, old: Data, new: Data)] in
-                try Row.fetchAll(db, sql: select, arguments: [after, chunk]).map { row in
-                    let id: Int64 = try row.stored(0)
-                    let old: Data = try row.stored(1)
-                    return (id, old, Data(try recompress(db, id, [UInt8](old))))
+                try select(db, after, chunk).map { row in
+                    (row.id, row.bytes, Data(try recompress(db, row.id, [UInt8](row.bytes))))
                 }
             }
             guard let last = rows.last else { break }
@@ -385,8 +392,7 @@ extension IndexStore {
                 try mapped {
                     try writeTransaction(durable: false) { db in
                         try RecordDictionary.ensureStored(dictionary, db)
-                        let statement = try db.cachedStatement(sql: update)
-                        for row in changed { try statement.execute(arguments: [row.new, row.id, row.old]) }
+                        for row in changed { try update(db, row.id, row.old, row.new) }
                     }
                 }
             } catch is RecordDictionary.Conflict {
@@ -402,11 +408,6 @@ extension IndexStore {
     }
 
     /// Changes whenever an item is added, replaced or deleted (every write transaction that does so counts it).
-    /// One more than the largest item id `db` sees (every item it holds has a smaller id).
-    static func nextItemID(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(id), 0) + 1 FROM item")) ?? 1
-    }
-
     static func itemsState(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'itemChanges'")) ?? 0
     }

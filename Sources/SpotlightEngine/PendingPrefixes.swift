@@ -78,26 +78,27 @@ enum PendingPrefixes {
     @discardableResult
     static func drain(into changes: inout PrefixLists.Changes, db: Database, now: Date, limit: Int = -1) throws -> Date {
         var earliest = now
-        let rows = try db.cachedStatement(sql: """
-            SELECT p.item, p.removed, p.terms, i.uid, i.hint, i.lastUsed, i.nameWords, i.nameFirst, i.nameKey, p.seq, p.at
-            FROM prefixPending p LEFT JOIN item i ON i.id = p.item ORDER BY p.seq LIMIT ?
-            """)
+        let rows = try db.cachedStatement(sql: "SELECT item, removed, terms, seq, at FROM prefixPending ORDER BY seq LIMIT ?")
+        let catalog = ItemCatalog(db)
+        var added: [(item: Int64, terms: [String: UInt8], at: Double?)] = []
         var last: Int64? = nil
         try IndexStore.forEachRawRow(db, rows, [limit]) { h in
-            last = try RawColumn.integer(h, 9)
+            last = try RawColumn.integer(h, 3)
             let item = try RawColumn.integer(h, 0)
             let terms = decodeTerms(try RawColumn.bytes(h, 2))
             if try RawColumn.integer(h, 1) != 0 {
                 changes.remove(item: item, terms: terms)
-                return
+            } else {
+                added.append((item, terms, try RawColumn.real(h, 4)))
             }
-            guard sqlite3_column_type(h, 3) != SQLITE_NULL else { return }
-            let name = try RawColumn.nameSignals(h, words: 6, first: 7, key: 8)
-            let at = min(now, Date(timeIntervalSinceReferenceDate: try RawColumn.real(h, 10) ?? now.timeIntervalSinceReferenceDate))
+        }
+        // The items' signals are read once the pending rows are (an item gone since has none: its coming is moot).
+        for (item, terms, written) in added {
+            guard let signals = try catalog.signals(of: item) else { continue }
+            let at = min(now, Date(timeIntervalSinceReferenceDate: written ?? now.timeIntervalSinceReferenceDate))
             earliest = min(earliest, at)
-            let hintPoints = Ranking.hintPoints(try RawColumn.real(h, 4))
-                + Ranking.recencyPoints(lastUsed: try RawColumn.real(h, 5), now: at)
-            changes.add(item: item, uid: try RawColumn.text(h, 3), terms: terms, name: name, hintPoints: hintPoints)
+            let hintPoints = Ranking.hintPoints(signals.hint) + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: at)
+            changes.add(item: item, uid: signals.uid, terms: terms, name: signals.name, hintPoints: hintPoints)
         }
         if let last { try db.cachedStatement(sql: "DELETE FROM prefixPending WHERE seq <= ?").execute(arguments: [last]) }
         return earliest
@@ -144,11 +145,8 @@ enum PendingPrefixes {
     /// has none.
     static func items(_ db: Database) throws -> [PendingItem] {
         guard try db.tableExists("prefixPending") else { return [] }
-        let rows = try db.cachedStatement(sql: """
-            SELECT p.item, p.terms, i.uid, i.hint, i.lastUsed, i.nameWords, i.nameFirst, i.nameKey
-            FROM prefixPending p JOIN item i ON i.id = p.item WHERE p.removed = 0
-            """)
-        var items: [PendingItem] = []
+        let rows = try db.cachedStatement(sql: "SELECT item, terms FROM prefixPending WHERE removed = 0")
+        var pending: [(item: Int64, bytes: [UInt8], ends: [(end: Int32, tier: UInt8)])] = []
         try IndexStore.forEachRawRow(db, rows, []) { h in
             var bytes: [UInt8] = []
             var ends: [(end: Int32, tier: UInt8)] = []
@@ -156,11 +154,14 @@ enum PendingPrefixes {
                 bytes.append(contentsOf: term)
                 ends.append((Int32(bytes.count), tier))
             }
-            items.append(PendingItem(item: try RawColumn.integer(h, 0), uid: try RawColumn.text(h, 2),
-                                     name: try RawColumn.nameSignals(h, words: 5, first: 6, key: 7),
-                                     hint: try RawColumn.real(h, 3), lastUsed: try RawColumn.real(h, 4), bytes: bytes, ends: ends))
+            pending.append((try RawColumn.integer(h, 0), bytes, ends))
         }
-        return items
+        let catalog = ItemCatalog(db)
+        return try pending.compactMap { item, bytes, ends in
+            guard let signals = try catalog.signals(of: item) else { return nil }
+            return PendingItem(item: item, uid: signals.uid, name: signals.name, hint: signals.hint,
+                               lastUsed: signals.lastUsed, bytes: bytes, ends: ends)
+        }
     }
 
     /// The terms that make prefix-list entries (free-text terms, not the index's own), each as its best tier (one

@@ -703,19 +703,17 @@ enum PrefixLists {
         // Items deleted since their segment was written have no row: they are left out. A one- or two-letter
         // prefix names thousands of items (churn refills such lists in most batches): their rows are read through
         // SQLite's C API, and only the best `capacity` are kept (a heap), not all of them sorted.
-        let statement = try db.cachedStatement(sql: "SELECT uid, hint, lastUsed, nameWords, nameKey, nameFirst FROM item WHERE id = ?")
+        let catalog = ItemCatalog(db)
         let prefixKey = NameSignals.hash(prefix)
         let capacity = capacity(of: prefix)
         var best = Changes.Added(capacity: capacity)
         var found = 0
         for (item, points) in bestPoints {
-            try IndexStore.forEachRawRow(db, statement, [item]) { h in
-                let key = key(points: points, prefix: prefix, prefixHash: prefixKey,
-                              name: try RawColumn.nameSignals(h, words: 3, first: 5, key: 4),
-                              hint: try RawColumn.real(h, 1), lastUsed: try RawColumn.real(h, 2), now: now)
-                best.insert(Entry(item: item, key: key, uid: try RawColumn.text(h, 0)))
-                found += 1
-            }
+            guard let signals = try catalog.signals(of: item) else { continue }
+            let key = key(points: points, prefix: prefix, prefixHash: prefixKey, name: signals.name,
+                          hint: signals.hint, lastUsed: signals.lastUsed, now: now)
+            best.insert(Entry(item: item, key: key, uid: signals.uid))
+            found += 1
         }
         return (best.entries.sorted(by: Entry.precedes), found <= capacity)
     }

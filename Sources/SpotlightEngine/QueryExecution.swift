@@ -140,13 +140,11 @@ extension IndexStore {
                 if options.limit > 0, delivered >= options.limit { return false }
                 return true
             }
-            let fetch = try db.cachedStatement(sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
+            let catalog = ItemCatalog(db)
             /// `consider` for an item by id; one that is gone or expired is passed over.
             func consider(id: Int64) throws -> Bool {
                 // (Read before it is considered: a delivery never runs while the statement is stepping.)
-                var item: StoredItem? = nil
-                try Self.forEachRawRow(db, fetch, [id, now]) { item = try Self.storedItem($0, in: db) }
-                guard let item else { return true }
+                guard let item = try catalog.item(id: id, liveAt: now) else { return true }
                 return try consider(item)
             }
             // Items already checked while streaming (below): the fallback skips them.
@@ -249,11 +247,9 @@ extension IndexStore {
                     if try !consider(id: id) { break }
                 }
             } else {
-                let cursor = try Row.fetchCursor(db, sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE expires > ? ORDER BY id",
-                                                 arguments: [now])
-                while let row = try cursor.next() {
-                    if !streamed.isEmpty, streamed.contains(row[0]) { continue }
-                    if try !consider(try Self.storedItem(row, in: db)) { break }
+                try catalog.forEachEntry(liveAt: now) { entry in
+                    if !streamed.isEmpty, streamed.contains(entry.id) { return true }
+                    return try consider(try entry.storedItem(in: db))
                 }
             }
             if !stopped, !batch.isEmpty { _ = try deliver(batch) }
@@ -269,16 +265,11 @@ extension IndexStore {
             if let domain {
                 guard domain.isStorableKey else { return 0 }
                 guard try DomainMatch.usesTerms(db) else {
-                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE expires > ? AND \(DomainMatch.sql)",
-                                            arguments: StatementArguments([now.timeIntervalSinceReferenceDate] + DomainMatch.arguments(domain))) ?? 0
+                    return try ItemCatalog(db).countThroughDomainIndex(domain, liveAt: now.timeIntervalSinceReferenceDate)
                 }
-                return try DomainMatch.rows(db, domain, columns: "domain", now: now)?.count ?? 0
+                return try ItemCatalog(db).entries(ofDomain: domain, liveAt: now.timeIntervalSinceReferenceDate)?.count ?? 0
             }
-            // Every item less the expired ones (found through `item_expires`, which holds only items that expire).
-            return try Int.fetchOne(db, sql: """
-                SELECT (SELECT count(*) FROM item)
-                     - (SELECT count(*) FROM item WHERE expires <= ? AND expires < \(Self.neverExpires))
-                """, arguments: [now.timeIntervalSinceReferenceDate]) ?? 0
+            return try ItemCatalog(db).count(liveAt: now.timeIntervalSinceReferenceDate)
         }
     }
 
@@ -290,30 +281,21 @@ extension IndexStore {
         -> [StoredItem]
     {
         try read { db in
-            var sql = "SELECT id, uid, domain, expires, attrs FROM item WHERE expires > ?"
-            var arguments: [any DatabaseValueConvertible] = [now.timeIntervalSinceReferenceDate]
+            let catalog = ItemCatalog(db)
+            let seconds = now.timeIntervalSinceReferenceDate
             if let domain {
                 guard domain.isStorableKey else { return [] }
-                // A domain's items by their postings, when they are few: the rows are read by id and sorted here (a
-                // larger domain is listed in identifier order below, checking each row).
+                // A domain's items by their postings, when they are few: they are read by id and sorted here (a
+                // larger domain is listed in identifier order below, checking each item).
                 if try DomainMatch.usesTerms(db),
-                   let rows = try DomainMatch.rows(db, domain, columns: "id, uid, domain, expires, attrs", now: now,
-                                                   limit: candidateLimit) {
-                    let page = try rows.map { (uid: try $0.stored("uid") as String, row: $0) }
+                   let entries = try catalog.entries(ofDomain: domain, liveAt: seconds, limit: candidateLimit) {
+                    let page = entries
                         .filter { identifier == nil || UTF8Order.precedes(identifier!, $0.uid) }
                         .sorted { UTF8Order.precedes($0.uid, $1.uid) }.prefix(max(0, limit))
-                    return try page.map { try Self.storedItem($0.row, in: db) }
+                    return try page.map { try $0.storedItem(in: db) }
                 }
-                sql += " AND \(DomainMatch.sql)"
-                arguments += DomainMatch.arguments(domain)
             }
-            if let identifier {
-                sql += " AND uid > ?"
-                arguments.append(identifier)
-            }
-            sql += " ORDER BY uid LIMIT ?"
-            arguments.append(limit)
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { try Self.storedItem($0, in: db) }
+            return try catalog.page(after: identifier, domain: domain, limit: limit, liveAt: seconds).map { try $0.storedItem(in: db) }
         }
     }
 
@@ -324,10 +306,7 @@ extension IndexStore {
     /// Every domain identifier in use, with its number of non-expired items.
     package func domains(now: Date = Date()) throws -> [(domain: String, count: Int)] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT domain, count(*) AS n FROM item WHERE domain IS NOT NULL AND expires > ?
-                GROUP BY domain ORDER BY domain
-                """, arguments: [now.timeIntervalSinceReferenceDate]).map { (try $0.stored("domain"), try $0.stored("n")) }
+            try ItemCatalog(db).domains(liveAt: now.timeIntervalSinceReferenceDate)
         }
     }
 
@@ -338,12 +317,12 @@ extension IndexStore {
     static func approximateItemCount(_ db: Database) throws -> Int {
         let live = try Int.fetchOne(db, sql: "SELECT coalesce(sum(items - \(SegmentMerger.deadItemsSQL(db))), 0) FROM segment") ?? 0
         if live > 0 { return live }
-        return try Int.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM item") ?? 0
+        return Int(try ItemCatalog(db).nextID() - 1)
     }
 
     /// The number of item rows in the file, expired ones not yet purged included.
     package func rowCount() throws -> Int {
-        try read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") ?? 0 }
+        try read { try ItemCatalog($0).count() }
     }
 
     /// The size of the store's files (database, WAL, shared memory) in bytes.

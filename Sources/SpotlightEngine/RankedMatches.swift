@@ -197,7 +197,7 @@ extension IndexStore {
     }
 
     /// Steps a bound statement to its end, calling `row` with each row, and resets it.
-    private static func stepRows(_ db: Database, _ handle: OpaquePointer, _ row: (OpaquePointer) throws -> Void) throws {
+    static func stepRows(_ db: Database, _ handle: OpaquePointer, _ row: (OpaquePointer) throws -> Void) throws {
         defer { sqlite3_reset(handle) }
         while true {
             let code = sqlite3_step(handle)
@@ -344,12 +344,11 @@ extension IndexStore {
             codes[k] = code
         }
         if !missing.isEmpty {
-            let statement = try db.cachedStatement(sql: "SELECT initials FROM item WHERE id = ?")
+            let catalog = ItemCatalog(db)
             for k in missing {
-                try forEachRawRow(db, statement, [space.item(at: Int(candidates.dense[k]))]) { h in
-                    let count = Int(sqlite3_column_bytes(h, 0))
-                    guard count > 0, Initials.isValid(count: count), let blob = sqlite3_column_blob(h, 0) else { return }
-                    codes[k] = Initials.code(UnsafeRawBufferPointer(start: blob, count: count), letter: letter)
+                try catalog.withInitials(of: space.item(at: Int(candidates.dense[k]))) { initials in
+                    guard !initials.isEmpty, Initials.isValid(count: initials.count) else { return }
+                    codes[k] = Initials.code(initials, letter: letter)
                 }
             }
         }
@@ -449,10 +448,10 @@ extension IndexStore {
         // Engaged candidates, by position.
         var boosted: [Int] = []
         if !options.boosts.isEmpty {
-            let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
+            let catalog = ItemCatalog(db)
             var engaged = Set<Int64>()
-            for uid in options.boosts.keys where uid.isStorableKey {
-                if let id = try Int64.fetchOne(lookup, arguments: [uid]) { engaged.insert(id) }
+            for uid in options.boosts.keys {
+                if let id = try catalog.id(of: uid) { engaged.insert(id) }
             }
             if let ids = candidates.ids {
                 boosted = ids.indices.filter { engaged.contains(ids[$0]) }
@@ -526,9 +525,7 @@ extension IndexStore {
         // does not rank them again at every level.
         var accepted: ItemIDSet? = known
         var prunePool = false
-        let staticRow = try db.cachedStatement(sql: """
-            SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ? AND expires > ?
-            """)
+        let catalog = ItemCatalog(db)
         func read<Positions: Collection<Int>>(_ positions: Positions) throws {
             // (At least doubled when it must grow: a level's appends grew it step by step, each step a copy of the
             // pool; reserving just what a level needs copied it at every level.)
@@ -556,21 +553,13 @@ extension IndexStore {
                     best.offer(score)
                     continue
                 }
-                try forEachRawRow(db, staticRow, [id, now]) { h in
-                    let uid = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(h, 0),
-                                                                   count: Int(sqlite3_column_bytes(h, 0))), as: UTF8.self)
-                    let hint: Double? = sqlite3_column_type(h, 1) == SQLITE_NULL ? nil : sqlite3_column_double(h, 1)
-                    let lastUsed: Double? = sqlite3_column_type(h, 2) == SQLITE_NULL ? nil : sqlite3_column_double(h, 2)
-                    let first = sqlite3_column_text(h, 4).map {
-                        String(decoding: UnsafeBufferPointer(start: $0, count: Int(sqlite3_column_bytes(h, 4))), as: UTF8.self)
-                    }
-                    let name = nameMatch(matched, NameSignals(words: Int(sqlite3_column_int64(h, 3)), first: first ?? "",
-                                                         key: UInt64(bitPattern: sqlite3_column_int64(h, 5))))
-                    let score = points + name.exact + name.start + name.length + Ranking.hintPoints(hint)
-                        + Ranking.recencyPoints(lastUsed: lastUsed, now: options.now) + (options.boosts[uid] ?? 0)
-                    pool.append(Scored(k: k, id: id, score: score, hint: hint, lastUsed: lastUsed, name: name, uid: uid, entry: -1, index: 0))
-                    best.offer(score)
-                }
+                guard let signals = try catalog.signals(of: id, liveAt: now) else { continue }
+                let name = nameMatch(matched, signals.name)
+                let score = points + name.exact + name.start + name.length + Ranking.hintPoints(signals.hint)
+                    + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now) + (options.boosts[signals.uid] ?? 0)
+                pool.append(Scored(k: k, id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, name: name,
+                                   uid: signals.uid, entry: -1, index: 0))
+                best.offer(score)
             }
         }
         @inline(__always) func uid(_ i: Int) -> String {
@@ -612,7 +601,6 @@ extension IndexStore {
         }
         try read(boosted)
 
-        let itemRow = try db.cachedStatement(sql: "SELECT id, uid, domain, expires, attrs FROM item WHERE id = ? AND expires > ?")
         var items: [Int64: StoredItem?] = [:]   // fetched items; nil when gone, expired or the filter rejected it
         // A filter checked on ranked matches reads and decodes each one. When the best matches are mostly rejected
         // (the filter and the ranking disagree: `l` in domains whose packages rarely start with l), the filter's
@@ -621,8 +609,8 @@ extension IndexStore {
         func item(_ id: Int64) throws -> StoredItem? {
             if let known = items[id] { return known }
             if let accepted, !accepted.contains(id) { items[id] = .some(nil); return nil }
-            guard let row = try Row.fetchOne(itemRow, arguments: [id, now]) else { items[id] = .some(nil); return nil }
-            var item: StoredItem? = try storedItem(row, in: db)
+            guard let found = try catalog.item(id: id, liveAt: now) else { items[id] = .some(nil); return nil }
+            var item: StoredItem? = found
             if let filter = options.filter, let candidate = item {
                 if !filter(candidate) {
                     item = nil

@@ -266,17 +266,15 @@ enum RecordBlocks {
         // In the index's order, not by id: ordered by id, SQLite would rather scan the table in id order.
         let blocks = try Row.fetchAll(db, sql: "SELECT id, last, data FROM recordBlock WHERE \(sparseCondition) LIMIT ?",
                                       arguments: [limit])
-        let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ? AND length(attrs) = 0")
+        let catalog = ItemCatalog(db)
         for row in blocks {
             let id: Int64 = try row.stored(0)
             let last: Int64 = try row.stored(1)
             let data: Data = try row.stored(2)
             let decoded = try decode(frame: [UInt8](data), id: id, in: db)
-            let live = try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0",
-                                          arguments: [id, last])
-            for item in live {
+            for item in try catalog.idsWithBlockRecords(in: id...max(id, last)) {
                 guard let record = decoded.record(of: item) else { throw damaged(id) }
-                try update.execute(arguments: [Data(ValueCodec.stored(plain: Array(record), dictionary: dictionary)), item])
+                try catalog.setRecordIfInBlock(of: item, to: Data(ValueCodec.stored(plain: Array(record), dictionary: dictionary)))
             }
             try db.execute(sql: "DELETE FROM recordBlock WHERE id = ?", arguments: [id])
         }

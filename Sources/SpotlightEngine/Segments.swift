@@ -766,9 +766,7 @@ enum SegmentMerger {
         let span = Int(last.lastItem - first.firstItem + 1)
         var live = [UInt64](repeating: 0, count: span / 64 + 1)
         var liveCount = 0
-        let cursor = try Int64.fetchCursor(db, sql: "SELECT id FROM item WHERE id BETWEEN ? AND ?",
-                                           arguments: [first.firstItem, last.lastItem])
-        while let id = try cursor.next() {
+        try ItemCatalog(db).forEachID(in: first.firstItem...max(first.firstItem, last.lastItem)) { id in
             let offset = Int(id - first.firstItem)
             live[offset >> 6] |= 1 << UInt64(offset & 63)
             liveCount += 1
@@ -872,8 +870,7 @@ enum SegmentMerger {
         let present = try Int.fetchOne(db, sql: "SELECT count(*) FROM segment WHERE id IN (\(placeholders)) AND token IN (\(placeholders))",
                                        arguments: arguments + StatementArguments(merge.run.map(\.token))) ?? 0
         guard present == ids.count else { return false }
-        let liveNow = try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE id BETWEEN ? AND ?",
-                                       arguments: [first.firstItem, last.lastItem]) ?? 0
+        let liveNow = try ItemCatalog(db).count(in: first.firstItem...max(first.firstItem, last.lastItem))
         try db.execute(sql: "DELETE FROM postings WHERE segment IN (\(placeholders))", arguments: arguments)
         try db.execute(sql: "DELETE FROM segment WHERE id IN (\(placeholders))", arguments: arguments)
         try db.execute(sql: "DELETE FROM segmentDead WHERE segment IN (\(placeholders))", arguments: arguments)

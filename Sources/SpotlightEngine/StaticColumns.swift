@@ -29,21 +29,14 @@ final class SegmentColumns: Sendable {
     /// Reads the columns of `firstItem...lastItem`, copying what `known` (columns of other segments, such as the
     /// ones a merge just replaced) already holds and reading only the rest from the item rows.
     convenience init(_ db: Database, firstItem: Int64, lastItem: Int64, known: [SegmentColumns] = []) throws {
-        let statement = try Self.rowsStatement(db)
+        let statement = try ItemCatalog.columnRowsStatement(db)
         try self.init(firstItem: firstItem, lastItem: lastItem, known: known) { range, row in
             try IndexStore.forEachRawRow(db, statement, [range.lowerBound, range.upperBound], row)
         }
     }
 
-    /// The item rows of an id range, in the order `init(firstItem:lastItem:known:rows:)` reads their columns.
-    static func rowsStatement(_ db: Database) throws -> Statement {
-        try db.cachedStatement(sql: """
-            SELECT id, hint, lastUsed, uid, nameWords, nameFirst, nameKey, initials FROM item WHERE id BETWEEN ? AND ?
-            """)
-    }
-
     /// Reads the columns of `firstItem...lastItem` as `init(_:firstItem:lastItem:known:)` does, the item rows of
-    /// each id range that `known` does not cover coming from `rows` (`rowsStatement`'s rows, in any number of
+    /// each id range that `known` does not cover coming from `rows` (`ItemCatalog.columnRowsStatement`'s rows, in any number of
     /// read transactions: a segment's item rows are only ever deleted, so reading its range in parts names each
     /// item that exists as of its part).
     init(firstItem: Int64, lastItem: Int64, known: [SegmentColumns] = [],
@@ -490,7 +483,7 @@ final class ColumnCache: Sendable {
                                                    arguments: [segment.id]) != nil else {
                                 throw CancellationError()
                             }
-                            try IndexStore.forEachRawRow(db, try SegmentColumns.rowsStatement(db), [low, high], row)
+                            try IndexStore.forEachRawRow(db, try ItemCatalog.columnRowsStatement(db), [low, high], row)
                         }
                         self.partsRead.add(1, ordering: .relaxed)
                         low = high + 1

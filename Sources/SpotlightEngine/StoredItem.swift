@@ -124,21 +124,6 @@ enum DomainMatch {
         for id in ids where unique.last != id { unique.append(id) }
         return unique
     }
-
-    /// The rows (`columns`, which include `domain`) of the items of `domain` and its sub-domains, found through
-    /// their exact domain terms (`postedItems`, with `more`) and checked with `matches`; with `now`, only those that
-    /// have not expired. Nil when more than `limit` items are posted.
-    static func rows(_ db: Database, _ domain: String, columns: String, now: Date? = nil, adding more: [Int64] = [],
-                     limit: Int = .max) throws -> [Row]? {
-        guard let posted = try postedItems(db, domain, adding: more, limit: limit) else { return nil }
-        let lookup = try db.cachedStatement(sql: "SELECT \(columns) FROM item WHERE id = ?1 AND expires > ?2")
-        let after = now?.timeIntervalSinceReferenceDate ?? -Double.infinity
-        return try posted.compactMap { id in
-            guard let row = try Row.fetchOne(lookup, arguments: [id, after]),
-                  matches(try row.stored("domain") as String?, domain) else { return nil }
-            return row
-        }
-    }
 }
 
 extension String {

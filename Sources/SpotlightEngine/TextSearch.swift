@@ -240,8 +240,7 @@ extension IndexStore {
                 if let filterIDs {
                     ids = Array(filterIDs)
                 } else {
-                    ids = try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC LIMIT ?",
-                                             arguments: [now, max(options.limit, 1) * 4])
+                    ids = try ItemCatalog(db).bestByStaticSignals(limit: max(options.limit, 1) * 4, liveAt: now)
                 }
                 return try Self.topHits(db, candidates: Candidates(ids: ids), words: [], options: options, columns: space,
                                         accepted: accepted, values: valueColumns)
@@ -383,15 +382,13 @@ extension IndexStore {
            try documentFrequency(db, word: word, prefix: true, deltas: try deltas()) < Typos.expansionThreshold {
             return nil
         }
-        let statement = try db.cachedStatement(sql: """
-            SELECT id, uid, domain, expires, attrs, hint, lastUsed FROM item WHERE id = ? AND expires > ?
-            """)
+        let catalog = ItemCatalog(db)
         var hits: [SearchHit] = []
         var seen = Set<Int64>()
         func score(_ id: Int64) throws {
             guard seen.insert(id).inserted, accepted?.contains(id) ?? true,
-                  let row = try Row.fetchOne(statement, arguments: [id, options.now.timeIntervalSinceReferenceDate]) else { return }
-            let item = try storedItem(row, in: db)
+                  let entry = try catalog.entry(id: id, liveAt: options.now.timeIntervalSinceReferenceDate) else { return }
+            let item = try entry.storedItem(in: db)
             if let filter = options.filter, !filter(item) { return }
             // The best term starting with the word: tier by tier, best tier first (a prefix match in a tier, 0.9 of
             // its weight, beats an exact one in the next, which weighs half), so a name match never tokenizes the
@@ -406,8 +403,8 @@ extension IndexStore {
             explanation.words = [best]
             explanation.setName(NameMatch([best], firstIsPrefix: true, queryKey: NameSignals.queryKey([word]),
                                           name: NameSignals(attributes: item.attributes)))
-            explanation.rankingHintPoints = Ranking.hintPoints(try row.stored("hint"))
-            explanation.recencyPoints = Ranking.recencyPoints(lastUsed: try row.stored("lastUsed"), now: options.now)
+            explanation.rankingHintPoints = Ranking.hintPoints(entry.hint)
+            explanation.recencyPoints = Ranking.recencyPoints(lastUsed: entry.lastUsed, now: options.now)
             explanation.engagementPoints = options.boosts[item.uniqueIdentifier] ?? 0
             hits.append(SearchHit(item: item, score: explanation.total, explanation: explanation))
         }
@@ -417,9 +414,8 @@ extension IndexStore {
         // An item's score is at most its key (recency only decays since the key was computed), except for
         // engagement, which the keys leave out: engaged items are scored first, wherever they are.
         if !options.boosts.isEmpty {
-            let lookup = try db.cachedStatement(sql: "SELECT id FROM item WHERE uid = ?")
-            for uid in options.boosts.keys where uid.isStorableKey {
-                if let id = try Int64.fetchOne(lookup, arguments: [uid]) { try score(id) }
+            for uid in options.boosts.keys {
+                if let id = try catalog.id(of: uid) { try score(id) }
             }
         }
         let wanted = options.limit > 0 ? options.limit : Int.max
@@ -489,15 +485,9 @@ extension IndexStore {
 
     /// Reads and tokenizes the given items' attributes.
     static func loadTerms(_ db: Database, ids: [Int64], into terms: inout [Int64: [String: UInt8]]) throws {
-        for chunk in stride(from: 0, to: ids.count, by: 500) {
-            let slice = ids[chunk..<min(chunk + 500, ids.count)]
-            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, domain, attrs FROM item WHERE id IN (\(placeholders))",
-                                           arguments: StatementArguments(slice.map { $0 as any DatabaseValueConvertible }))
-            while let row = try rows.next() {
-                let decoded = try ValueCodec.decode([UInt8](try row.stored("attrs") as Data), item: try row.stored("id"), in: db)
-                terms[try row.stored("id")] = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
-            }
+        for entry in try ItemCatalog(db).entries(ids: ids) {
+            let decoded = try entry.attributes(in: db)
+            terms[entry.id] = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: entry.domain)
         }
     }
 

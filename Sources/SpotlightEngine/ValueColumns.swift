@@ -145,7 +145,7 @@ struct ValueColumn: Sendable {
     /// Reads the attribute's whole column in `db`'s snapshot.
     init(_ db: Database, code: Int64) throws {
         state = try IndexStore.itemsState(db)
-        covered = try IndexStore.nextItemID(db)
+        covered = try ItemCatalog(db).nextID()
         // In the table's key order: by value, then item.
         let statement = try db.cachedStatement(sql: "SELECT value, item FROM attrValue WHERE attr = ?")
         // Built as the rows come, in the table's order (by value, then item): no plain arrays of every entry
@@ -178,18 +178,17 @@ struct ValueColumn: Sendable {
     /// them), as `db` sees them (in the items' `state` the caller read). False when there are more (the column is
     /// then read again instead).
     fileprivate mutating func catchUp(_ db: Database, code: Int64, state: Int64, limit: Int64) throws -> Bool {
-        let next = try IndexStore.nextItemID(db)
+        let next = try ItemCatalog(db).nextID()
         if next > covered {
             guard next - covered <= limit else { return false }
-            let rows = try db.cachedStatement(sql: "SELECT id, attrs FROM item WHERE id >= ?")
             var added: [(value: Double, item: Int64)] = []
-            try IndexStore.forEachRawRow(db, rows, [covered]) { h in
-                let id = sqlite3_column_int64(h, 0)
-                let record = try ValueCodec.decode([UInt8](RawColumn.bytes(h, 1)), item: id, in: db)
+            try ItemCatalog(db).forEachEntry(from: covered) { item in
+                let record = try item.attributes(in: db)
                 for entry in AttributeValueIndex.values(attributes: record.attributes, custom: record.custom)
                 where AttributeValueIndex.code(entry.attribute) == code {
-                    added.append((entry.value, id))
+                    added.append((entry.value, item.id))
                 }
+                return true
             }
             if !added.isEmpty {
                 tail = (tail + added).sorted { ($0.value, $0.item) < ($1.value, $1.item) }

@@ -72,8 +72,8 @@ struct Writer {
     /// The statements a bulk load runs for every item or term, taken from GRDB's cache once per transaction:
     /// `cachedStatement(sql:)` hashes the whole SQL text at each call.
     private var termLookup: Statement? = nil
-    private var itemLookup: Statement? = nil
-    private var itemInsert: Statement? = nil
+    /// The items (their rows), through one object for the transaction: it keeps its statements.
+    let catalog: ItemCatalog
     private var valueInsert: Statement? = nil
 
     /// A statement of this transaction's, from `slot` or else GRDB's cache.
@@ -86,6 +86,7 @@ struct Writer {
 
     init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date, dictionary: RecordDictionary? = nil) {
         self.db = db
+        self.catalog = ItemCatalog(db)
         self.store = store
         self.dictionary = dictionary
         self.newTerms = newTerms
@@ -192,13 +193,11 @@ struct Writer {
             // Deviation: deleting an identifier or domain with NUL deletes nothing. Such a key cannot be stored
             // (`IndexStore.validate`), so it matches nothing; binding it would cut it at the NUL and delete another.
             for uid in identifiers where uid.isStorableKey {
-                if let row = try Row.fetchOne(db, sql: "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?", arguments: [uid]) {
-                    try deleteRow(row)
-                }
+                if let entry = try catalog.entry(uid: uid) { try deleteRow(entry) }
             }
         case .deleteDomains(let domains):
             for domain in domains where domain.isStorableKey {
-                for row in try rows(ofDomain: domain) { try deleteRow(row) }
+                for entry in try entries(ofDomain: domain) { try deleteRow(entry) }
             }
         case .deleteAll:
             unwrittenRecords.removeAll()
@@ -222,11 +221,12 @@ struct Writer {
             pendingChanges.removeAll()
             dfDelta.removeAll()
             try db.execute(sql: """
-                DELETE FROM postings; DELETE FROM segment; DELETE FROM segmentDead; DELETE FROM item; DELETE FROM prefixTop; DELETE FROM attrValue;
+                DELETE FROM postings; DELETE FROM segment; DELETE FROM segmentDead; DELETE FROM prefixTop; DELETE FROM attrValue;
                 DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM termBlock; DELETE FROM prefixPending; DELETE FROM dfPending;
                 UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)
+            try catalog.deleteAll()
             changedSegments = true
             itemsChanged = true
         }
@@ -237,11 +237,9 @@ struct Writer {
     mutating func purgeExpired(now: Date) throws -> Int {
         // Cached statements here and below: every single write runs them, and preparing one (SQLite's parser) was
         // 7 % of a single write.
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT id, domain, attrs, hint, lastUsed FROM item WHERE expires <= ? AND expires < \(IndexStore.neverExpires)
-            """), arguments: [now.timeIntervalSinceReferenceDate])
-        for row in rows { try deleteRow(row) }
-        return rows.count
+        let expired = try catalog.expired(at: now.timeIntervalSinceReferenceDate)
+        for entry in expired { try deleteRow(entry) }
+        return expired.count
     }
 
     /// Writes everything gathered: the new segment, document frequencies, prefix lists, the next item id.
@@ -359,7 +357,6 @@ struct Writer {
             compressing.append(Concurrently { [dictionary] in RecordBlocks.compress(blocks: blocks, alone: alone, dictionary: dictionary) })
             return
         }
-        let update = try db.cachedStatement(sql: "UPDATE item SET attrs = ? WHERE id = ?")
         for compression in compressing {
             let (blocks, alone) = compression.value()
             var written: [(ids: [Int64], frame: [UInt8], dead: Int)] = []
@@ -370,7 +367,7 @@ struct Writer {
             }
             try RecordBlocks.insert(written, db: db)
             for record in alone where unwrittenRecords.removeValue(forKey: record.id) != nil {
-                try update.execute(arguments: [record.stored, record.id])
+                try catalog.setRecord(of: record.id, to: Data(record.stored))
             }
         }
         compressing.removeAll()
@@ -378,7 +375,7 @@ struct Writer {
         let (blocks, alone) = takeClosedBlocks(keepingRecords: false)
         try RecordBlocks.write(blocks, dictionary: dictionary, db: db)
         for record in alone {
-            try update.execute(arguments: [Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)), record.id])
+            try catalog.setRecord(of: record.id, to: Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)))
         }
     }
 
@@ -465,8 +462,7 @@ struct Writer {
             id = nextItem
         } else {
             let stored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextItem'")) ?? 1
-            let highest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(id), 0) FROM item")) ?? 0
-            id = max(stored, highest + 1)
+            id = max(stored, try catalog.nextID())
         }
         nextItem = id + 1
         if pendingFirst == nil { pendingFirst = id }
@@ -474,39 +470,31 @@ struct Writer {
         return id
     }
 
-    /// The attributes of the item row `row` (with `id` and `attrs`): from the row, a record not written yet, or its
-    /// block.
-    private func record(_ row: Row) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
-        let id: Int64 = try row.stored("id")
-        let stored = [UInt8](try row.stored("attrs") as Data)
-        if stored.isEmpty, let plain = unwrittenRecords[id] { return try ValueCodec.decode(plain) }
-        return try ValueCodec.decode(stored, item: id, in: db)
+    /// The attributes of an item: from its row, a record not written yet, or its block.
+    private func record(_ entry: ItemCatalog.Entry) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
+        if entry.record.isEmpty, let plain = unwrittenRecords[entry.id] { return try ValueCodec.decode(plain) }
+        return try entry.attributes(in: db)
     }
 
-    /// The rows of the items of a domain and its sub-domains (`DomainMatch`): found through their exact domain
-    /// terms, in the segments and in this write's postings not yet in one, where the store has them; else through
+    /// The items of a domain and its sub-domains (`DomainMatch`): found through their exact domain terms, in the
+    /// segments and in this write's postings not yet in one, where the store has them; else through
     /// `item_domain`.
-    private func rows(ofDomain domain: String) throws -> [Row] {
-        let columns = "id, domain, attrs, hint, lastUsed"
-        guard try DomainMatch.usesTerms(db) else {
-            return try Row.fetchAll(db, sql: "SELECT \(columns) FROM item WHERE \(DomainMatch.sql)",
-                                    arguments: StatementArguments(DomainMatch.arguments(domain)))
-        }
+    private func entries(ofDomain domain: String) throws -> [ItemCatalog.Entry] {
         var pending: [Int64] = []
         if let term = newTerms[TextIndexer.exactDomainTerm(for: domain)] {
             for posting in pendingPostings where posting.term == term { pending.append(posting.item) }
         }
-        return try DomainMatch.rows(db, domain, columns: columns, adding: pending) ?? []
+        return try catalog.entries(ofDomain: domain, adding: pending) ?? []
     }
 
-    private mutating func deleteRow(_ row: Row) throws {
-        let id: Int64 = try row.stored("id")
-        let decoded = try record(row)
-        if (try row.stored("attrs") as Data).isEmpty {
+    private mutating func deleteRow(_ entry: ItemCatalog.Entry) throws {
+        let id = entry.id
+        let decoded = try record(entry)
+        if entry.record.isEmpty {
             // In a block: not written yet (it never will be), or counted dead in its block.
             if unwrittenRecords.removeValue(forKey: id) == nil { try RecordBlocks.noteDeleted(item: id, db: db) }
         }
-        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: try row.stored("domain"))
+        let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: entry.domain)
         for text in terms.keys {
             dfDelta[text, default: 0] -= 1
         }
@@ -517,7 +505,7 @@ struct Writer {
             try noteListChange(.init(item: id, removed: true, terms: terms))
         }
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
-        try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [id])
+        try catalog.delete(id: id)
         itemsChanged = true
         // Its postings stay behind, dead, until their segment is merged.
         if let first = pendingFirst, id >= first {
@@ -530,18 +518,7 @@ struct Writer {
 
     private mutating func upsert(_ item: StoredItem, isUpdate: Bool, cleared: Set<String>, clearedCustom: Set<String>,
                                  prepared: PreparedUpsert?, position: Int?) throws {
-        let lookup = try statement(&itemLookup, "SELECT id, domain, attrs, hint, lastUsed FROM item WHERE uid = ?")
-        // Most upserts of a bulk load are of new items: whether the row exists is asked through the C API, and
-        // only a row found is read through GRDB.
-        let handle = lookup.sqliteStatement
-        sqlite3_reset(handle)
-        RawBind.text(handle, 1, item.uniqueIdentifier)
-        let found = sqlite3_step(handle)
-        sqlite3_reset(handle)
-        guard found == SQLITE_ROW || found == SQLITE_DONE else {
-            throw IndexStore.stepError(db, found)
-        }
-        let existing = found == SQLITE_DONE ? nil : try Row.fetchOne(lookup, arguments: [item.uniqueIdentifier])
+        let existing = try catalog.entry(uid: item.uniqueIdentifier)
         if item.expirationDate <= now {
             // Deviation: indexing an item that has already expired removes it: it could never be returned.
             if let existing { try deleteRow(existing) }
@@ -557,7 +534,7 @@ struct Writer {
                 for name in cleared { attributes[name] = nil }
                 custom = old.custom.merging(item.customAttributes) { _, new in new }
                 for name in clearedCustom { custom[name] = nil }
-                domain = try item.domainIdentifier ?? existing.stored("domain")
+                domain = item.domainIdentifier ?? existing.domain
             }
             // A replaced item is deleted and inserted again under a new id: segments are immutable, so its old
             // postings die with the old id.
@@ -578,25 +555,9 @@ struct Writer {
         let name = prepared?.name ?? NameSignals(attributes: attributes)
         let newTerms = prepared?.terms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
         let initials = prepared?.initials ?? Data(Initials.encode(newTerms))
-        // Bound through SQLite's C API, as the other statements a bulk load runs for each item: GRDB's arguments
-        // (an array of boxed values per statement) were a tenth of PyPI's transaction thread.
-        let insertItem = try statement(&itemInsert, """
-            INSERT INTO item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)
-            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).sqliteStatement
-        try SegmentMerger.bindAndStep(db, insertItem) {
-            sqlite3_bind_int64(insertItem, 1, id)
-            RawBind.text(insertItem, 2, item.uniqueIdentifier)
-            RawBind.text(insertItem, 3, domain)
-            sqlite3_bind_double(insertItem, 4, item.expirationDate.timeIntervalSinceReferenceDate)
-            RawBind.double(insertItem, 5, hint)
-            RawBind.double(insertItem, 6, lastUsed)
-            RawBind.blob(insertItem, 7, bytes)
-            sqlite3_bind_int64(insertItem, 8, Int64(name.words))
-            RawBind.text(insertItem, 9, name.first)
-            sqlite3_bind_int64(insertItem, 10, Int64(bitPattern: name.key))
-            RawBind.blob(insertItem, 11, initials)
-        }
+        try catalog.insert(id: id, uid: item.uniqueIdentifier, domain: domain,
+                           expires: item.expirationDate.timeIntervalSinceReferenceDate, hint: hint, lastUsed: lastUsed,
+                           record: bytes, name: name, initials: initials)
         if let prepared {
             unwrittenRecords[id] = prepared.plain
             openBlock.append(id)
