@@ -55,7 +55,7 @@ package final class IndexStore: Sendable {
     /// maintenance, `SegmentMerger.nextMerge`), format 11 by its version (items without exact domain terms, so
     /// domains are found through `item_domain` as before: a format 11 reader of a format 12 store would have no
     /// such index and no way to find a domain's items but a scan).
-    package static let formatVersion = 12
+    package static let formatVersion = 13
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -384,6 +384,18 @@ package final class IndexStore: Sendable {
                         items by domain here
                         """)
                 }
+                if version <= 12 {
+                    // (A format 6 or earlier store got today's table of record blocks from `upgradeFromFormat6`.)
+                    if try !db.columns(in: "recordBlock").contains(where: { $0.name == "catalog" }) {
+                        try db.execute(sql: RecordBlocks.catalogueColumnsSQL)
+                    }
+                    try db.execute(sql: ItemCatalog.tablesSQL)
+                    try db.execute(sql: "UPDATE meta SET value = 13 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 13: the new items of large writes \
+                        are catalogued in their record blocks from now on (the items here keep their rows)
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: RecordBlocks.sparseIndexSQL)
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
@@ -422,6 +434,7 @@ package final class IndexStore: Sendable {
                 \(SegmentMerger.deadTableSQL);
                 \(PendingPrefixes.tableSQL);
                 \(PendingFrequencies.tableSQL);
+                \(ItemCatalog.tablesSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);
                 INSERT INTO meta(key, value) VALUES('keywordTerms', 1);
@@ -1022,7 +1035,10 @@ package final class IndexStore: Sendable {
         let stride = max(1, (rows + integrityDecodeLimit - 1) / integrityDecodeLimit)
         var problems: [String] = []
         var position = 0
-        try catalog.forEachRecord { id, uid, record in
+        try catalog.forEachRecord(damaged: { block, error in
+            problems.append("the catalogue block \(block) does not decode (\(error))")
+            return problems.count < 5
+        }) { id, uid, record in
             defer { position += 1 }
             guard position % stride == 0 else { return true }
             do {

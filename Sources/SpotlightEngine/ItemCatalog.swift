@@ -1,24 +1,50 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 
 /// The item catalogue: every read and write of what a store keeps per item apart from its postings and values (its
 /// identifier, domain, expiry, static ranking signals and record) goes through here, in the snapshot or write
 /// transaction of `db`.
 ///
-/// Format 12 and before keep the catalogue as one row of the `item` table per item (with a unique index by
-/// identifier). The catalogue is its own type so that its storage can change without touching its readers (issue
-/// 12: bulk-written items kept in their segments, as Lucene and Tantivy keep their documents, where a row and an
-/// index entry per item is most of what PyPI's items cost apart from their text). Only the upgrades of older
-/// formats (`IndexStore`'s `upgradeFromFormat…`) read the table directly: they read the format they upgrade.
+/// Two kinds of items (format 13):
+/// - **Row items** have a row of the `item` table (with a unique index by identifier): single writes, updates, the
+///   few records a large write leaves alone, and every item of a store written before format 13.
+/// - **Catalogued items** have no row: a large write's new items (those whose records go into blocks) keep their
+///   fields (`Fields`) in their record block's catalogue section, their identifier in `itemKey(uid, id)` and, when
+///   they expire, their expiry in `itemExpiry(expires, id)`. A row and an index entry per item were 93 MB of PyPI's
+///   262 MB (item rows 65 MB: ~66 bytes each, identifier 18, domain, expiry, name signals, initials, row
+///   overhead; the identifier index 28 MB); in its block an item's fields compress with its record (its
+///   identifier and first name word repeat its name, its domain and expiry its neighbours'). Deleting one sets
+///   its bit in the block's `gone` mask (and counts it in `dead`), and removes its `itemKey` and `itemExpiry`
+///   entries. The maintenance gives the live items of a block more than half dead rows of their own
+///   (`moveToRows`), as it gives other blocks' records back to their rows.
+///
+/// Ids are never reused and an id's content never changes, so an id names one item whichever kind it is. Only the
+/// upgrades of older formats (`IndexStore`'s `upgradeFromFormat…`) read the `item` table directly: they read the
+/// format they upgrade.
 ///
 /// A catalogue object prepares each statement once and reuses it (GRDB's `cachedStatement(sql:)` hashes the SQL
 /// text at each call): make one per transaction or search, not per item. Not thread-safe, as `Database` is not.
 final class ItemCatalog {
     let db: Database
 
+    /// Whether large writes catalogue their new items (on by default; tests turn it off to compare, or to write
+    /// row items in bulk).
+    static let cataloguesLargeWrites = Atomic<Bool>(true)
+
     init(_ db: Database) {
         self.db = db
+    }
+
+    /// Where an item is kept.
+    enum Location: Equatable {
+        /// A row of the `item` table.
+        case row
+        /// A catalogue block (`block` is its id) at `position`.
+        case block(Int64, position: Int)
+        /// Added by the write under way and not stored yet (`pending`).
+        case pending
     }
 
     /// An item as the catalogue keeps it.
@@ -33,10 +59,13 @@ final class ItemCatalog {
         /// The stored record (`ValueCodec.stored`): its bytes, or none when the record is in a record block
         /// (`RecordBlocks`).
         var record: [UInt8]
+        var location: Location = .row
+        /// A catalogued item's plain record, read with its fields from its block.
+        var plain: ArraySlice<UInt8>? = nil
 
         /// The item with its record decoded.
         func storedItem(in db: Database) throws -> StoredItem {
-            let decoded = try ValueCodec.decode(record, item: id, in: db)
+            let decoded = try attributes(in: db)
             return StoredItem(uniqueIdentifier: uid, domainIdentifier: domain,
                               expirationDate: Date(timeIntervalSinceReferenceDate: expires),
                               attributes: decoded.attributes, customAttributes: decoded.custom)
@@ -44,7 +73,199 @@ final class ItemCatalog {
 
         /// The decoded record.
         func attributes(in db: Database) throws -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
-            try ValueCodec.decode(record, item: id, in: db)
+            if let plain { return try ValueCodec.decode(Array(plain)) }
+            return try ValueCodec.decode(record, item: id, in: db)
+        }
+    }
+
+    /// What the catalogue keeps of a catalogued item in its block (and of a pending one in memory).
+    struct Fields: Sendable, Equatable {
+        var uid: String
+        var domain: String?
+        var expires: Double
+        var hint: Double?
+        var lastUsed: Double?
+        var name: NameSignals
+        var initials: [UInt8]
+
+        init(uid: String, domain: String?, expires: Double, hint: Double?, lastUsed: Double?, name: NameSignals,
+             initials: [UInt8]) {
+            self.uid = uid
+            self.domain = domain
+            self.expires = expires
+            self.hint = hint
+            self.lastUsed = lastUsed
+            // (What writes compute for prefix-list keys is not stored.)
+            self.name = NameSignals(words: name.words, first: name.first, key: name.key)
+            self.initials = initials
+        }
+
+        /// The never-expiring date as stored (`IndexStore.neverExpires`).
+        static let never = Double(IndexStore.neverExpires)!
+
+        /// A catalogue section: each item's identifier, domain (0, or 1 and the text), a byte of flags (1: it
+        /// expires, 2: a hint, 4: a last-used date, each then 8 bytes), its name's word count, first word and key,
+        /// and its initials.
+        static func encode(_ all: [Fields]) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(all.count * 48)
+            for fields in all {
+                ValueCodec.writeString(fields.uid, to: &out)
+                ValueCodec.writeOptionalString(fields.domain, to: &out)
+                let expires = fields.expires < never
+                out.append((expires ? 1 : 0) | (fields.hint != nil ? 2 : 0) | (fields.lastUsed != nil ? 4 : 0))
+                if expires { ValueCodec.writeFixed(fields.expires.bitPattern, to: &out) }
+                if let hint = fields.hint { ValueCodec.writeFixed(hint.bitPattern, to: &out) }
+                if let lastUsed = fields.lastUsed { ValueCodec.writeFixed(lastUsed.bitPattern, to: &out) }
+                ValueCodec.writeVarint(UInt64(fields.name.words), to: &out)
+                ValueCodec.writeString(fields.name.first, to: &out)
+                ValueCodec.writeFixed(fields.name.key, to: &out)
+                ValueCodec.writeVarint(UInt64(fields.initials.count), to: &out)
+                out += fields.initials
+            }
+            return out
+        }
+
+        /// Decodes a catalogue section of `count` items; damage throws `.corruptIndex`, never traps.
+        static func decode(_ bytes: [UInt8], count: Int, block: Int64) throws -> [Fields] {
+            var reader = ValueCodec.Reader(bytes: bytes)
+            var all: [Fields] = []
+            all.reserveCapacity(count)
+            for _ in 0..<count {
+                let uid = try reader.string()
+                let domain = try reader.optionalString()
+                let flags = try reader.byte()
+                guard flags < 8 else { throw RecordBlocks.damaged(block) }
+                let expires = flags & 1 != 0 ? Double(bitPattern: try reader.fixed()) : never
+                let hint = flags & 2 != 0 ? Double(bitPattern: try reader.fixed()) : nil
+                let lastUsed = flags & 4 != 0 ? Double(bitPattern: try reader.fixed()) : nil
+                let words = try reader.varint()
+                guard words <= 255 else { throw RecordBlocks.damaged(block) }
+                let first = try reader.string()
+                let key = try reader.fixed()
+                let initials = Array(try reader.rawBytes(try reader.count(minimumBytesEach: 1)))
+                guard Initials.isValid(count: initials.count) else { throw RecordBlocks.damaged(block) }
+                all.append(Fields(uid: uid, domain: domain, expires: expires, hint: hint, lastUsed: lastUsed,
+                                  name: NameSignals(words: Int(words), first: first, key: key), initials: initials))
+            }
+            guard reader.offset == bytes.count else { throw RecordBlocks.damaged(block) }
+            return all
+        }
+    }
+
+    /// Items the write under way added to the catalogue and has not stored yet (their block is not written), by
+    /// id, and their ids by identifier: the writer's lookups find them here.
+    var pending: [Int64: Fields] = [:]
+    var pendingIDs: [String: Int64] = [:]
+
+    /// Notes a catalogued item the write under way added (stored with its block, `insertBlock`).
+    func addPending(id: Int64, _ fields: Fields) {
+        pending[id] = fields
+        pendingIDs[fields.uid] = id
+    }
+
+    private func removePending(_ id: Int64) {
+        if let fields = pending.removeValue(forKey: id), pendingIDs[fields.uid] == id { pendingIDs[fields.uid] = nil }
+    }
+
+    private static func entry(_ id: Int64, _ fields: Fields, location: Location, plain: ArraySlice<UInt8>? = nil) -> Entry {
+        Entry(id: id, uid: fields.uid, domain: fields.domain, expires: fields.expires, hint: fields.hint,
+              lastUsed: fields.lastUsed, record: [], location: location, plain: plain)
+    }
+
+    /// The tables of catalogued items (format 13; with `RecordBlocks.catalogueColumnsSQL`).
+    static let tablesSQL = """
+        CREATE TABLE IF NOT EXISTS itemKey(uid TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS itemExpiry(expires REAL NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(expires, id)) WITHOUT ROWID;
+        \(RecordBlocks.catalogueIndexSQL)
+        """
+
+    /// Whether the store has the tables of catalogued items (format 13; a store of an older format opened to be
+    /// read only has none, and no catalogued items).
+    var hasCatalogue: Bool {
+        get throws {
+            if let known = catalogueKnown { return known }
+            let known = try db.tableExists("itemKey")
+            catalogueKnown = known
+            return known
+        }
+    }
+    private var catalogueKnown: Bool?
+
+    /// A catalogue block as read: its row's counts and mask, and its bytes decoded.
+    struct Block {
+        var id: Int64
+        var count: Int
+        var dead: Int
+        var gone: UInt64
+        var decoded: RecordBlocks.Decoded
+
+        func isGone(_ position: Int) -> Bool { position < 64 && gone & (1 << UInt64(position)) != 0 }
+    }
+    private var blockHolding: Statement?
+    private var blockByID: Statement?
+
+    /// The catalogue block whose range holds `item` (nil when the block there, if any, is not a catalogue block).
+    private func block(holding item: Int64) throws -> Block? {
+        guard try hasCatalogue else { return nil }
+        let statement = try self.statement(&blockHolding, """
+            SELECT id, count, dead, gone, data, last FROM recordBlock WHERE id <= ? AND catalog = 1 ORDER BY id DESC LIMIT 1
+            """)
+        var found: Block?
+        try IndexStore.forEachRawRow(db, statement, int64: item) { h in
+            guard try RawColumn.integer(h, 5) >= item else { return }
+            found = try Self.block(h, db)
+        }
+        return found
+    }
+
+    /// The catalogue block `id`.
+    private func block(id: Int64) throws -> Block? {
+        let statement = try self.statement(&blockByID, "SELECT id, count, dead, gone, data FROM recordBlock WHERE id = ? AND catalog = 1")
+        var found: Block?
+        try IndexStore.forEachRawRow(db, statement, int64: id) { found = try Self.block($0, db) }
+        return found
+    }
+
+    private static func block(_ h: OpaquePointer, _ db: Database) throws -> Block {
+        let id = try RawColumn.integer(h, 0)
+        let decoded = try RecordBlocks.decoded(id: id, data: try PostingStore.blob(h, column: 4), in: db)
+        guard let catalogue = decoded.catalogue, catalogue.count == decoded.ids.count else { throw RecordBlocks.damaged(id) }
+        return Block(id: id, count: Int(try RawColumn.integer(h, 1)), dead: Int(try RawColumn.integer(h, 2)),
+                     gone: UInt64(bitPattern: try RawColumn.integer(h, 3)), decoded: decoded)
+    }
+
+    /// The catalogued item `id`, unless it is gone.
+    private func catalogued(_ id: Int64) throws -> Entry? {
+        guard let block = try block(holding: id), let position = block.decoded.position(of: id),
+              !block.isGone(position) else { return nil }
+        return Self.entry(id, block.decoded.catalogue![position], location: .block(block.id, position: position),
+                          plain: block.decoded.bytes[block.decoded.ranges[position]])
+    }
+
+    /// The live entries of a catalogue block, in id order.
+    private static func liveEntries(_ block: Block) -> [Entry] {
+        var entries: [Entry] = []
+        entries.reserveCapacity(block.decoded.ids.count)
+        for (position, id) in block.decoded.ids.enumerated() where !block.isGone(position) {
+            entries.append(entry(id, block.decoded.catalogue![position], location: .block(block.id, position: position),
+                                 plain: block.decoded.bytes[block.decoded.ranges[position]]))
+        }
+        return entries
+    }
+
+    /// Every catalogue block that holds ids from `range`, in id order (read one at a time, so the blocks of a large
+    /// range are not all held at once). `body` returns false to stop.
+    private func forEachBlock(in range: ClosedRange<Int64>, _ body: (Block) throws -> Bool) throws {
+        guard try hasCatalogue else { return }
+        // (Through `recordBlock_catalog`: the ids first, then each block; stepping one statement while reading
+        // through another is fine, but the ids are few: a block holds up to 64 items.)
+        let ids = try Int64.fetchAll(db, sql: """
+            SELECT id FROM recordBlock WHERE catalog = 1 AND id <= ? AND last >= ? ORDER BY id
+            """, arguments: [range.upperBound, range.lowerBound])
+        for id in ids {
+            guard let block = try block(id: id) else { continue }
+            guard try body(block) else { return }
         }
     }
 
@@ -93,6 +314,9 @@ final class ItemCatalog {
     /// cannot be stored (`isStorableKey`).
     func entry(uid: String, liveAt now: Double = -.infinity) throws -> Entry? {
         guard uid.isStorableKey else { return nil }
+        if let id = pendingIDs[uid], let fields = pending[id] {
+            return fields.expires > now ? Self.entry(id, fields, location: .pending) : nil
+        }
         // Most upserts of a bulk load are of new items: the lookup steps through the C API, and only a row found
         // is read.
         let handle = try statement(&byUID, "SELECT \(Self.entryColumns) FROM item WHERE uid = ?").sqliteStatement
@@ -100,18 +324,33 @@ final class ItemCatalog {
         sqlite3_reset(handle)
         RawBind.text(handle, 1, uid)
         try IndexStore.stepRows(db, handle) { found = try Self.entry($0) }
+        if found == nil, let id = try cataloguedID(of: uid) { found = try catalogued(id) }
         guard let found, found.expires > now else { return nil }
+        return found
+    }
+
+    private var keyLookup: Statement?
+
+    /// The id `itemKey` gives a catalogued item's identifier.
+    private func cataloguedID(of uid: String) throws -> Int64? {
+        guard try hasCatalogue else { return nil }
+        var found: Int64?
+        try IndexStore.forEachRawRow(db, try statement(&keyLookup, "SELECT id FROM itemKey WHERE uid = ?"), text: uid) {
+            found = try RawColumn.integer($0, 0)
+        }
         return found
     }
 
     /// The item with this id; with `now`, only if it has not expired by then.
     func entry(id: Int64, liveAt now: Double = -.infinity) throws -> Entry? {
+        if let fields = pending[id] { return fields.expires > now ? Self.entry(id, fields, location: .pending) : nil }
         let handle = try statement(&liveByID, "SELECT \(Self.entryColumns) FROM item WHERE id = ?1 AND expires > ?2").sqliteStatement
         var found: Entry?
         sqlite3_reset(handle)
         sqlite3_bind_int64(handle, 1, id)
         sqlite3_bind_double(handle, 2, now)
         try IndexStore.stepRows(db, handle) { found = try Self.entry($0) }
+        if found == nil, let entry = try catalogued(id), entry.expires > now { found = entry }
         return found
     }
 
@@ -123,15 +362,20 @@ final class ItemCatalog {
     /// The id of the item with this identifier (expired or not).
     func id(of uid: String) throws -> Int64? {
         guard uid.isStorableKey else { return nil }
+        if let id = pendingIDs[uid] { return id }
         var found: Int64?
         try IndexStore.forEachRawRow(db, try statement(&idByUID, "SELECT id FROM item WHERE uid = ?"), text: uid) {
             found = try RawColumn.integer($0, 0)
         }
-        return found
+        return try found ?? cataloguedID(of: uid)
     }
 
     /// The static ranking signals of an item; nil when it is gone or, with `now`, expired.
     func signals(of id: Int64, liveAt now: Double? = nil) throws -> Signals? {
+        if let fields = pending[id] {
+            guard fields.expires > now ?? -.infinity else { return nil }
+            return Signals(uid: fields.uid, hint: fields.hint, lastUsed: fields.lastUsed, name: fields.name)
+        }
         var found: Signals?
         let read: (OpaquePointer) throws -> Void = { h in
             found = Signals(uid: try RawColumn.text(h, 0), hint: try RawColumn.real(h, 1), lastUsed: try RawColumn.real(h, 2),
@@ -150,14 +394,32 @@ final class ItemCatalog {
                 SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ?
                 """), int64: id, read)
         }
+        if found == nil, let block = try block(holding: id), let position = block.decoded.position(of: id),
+           !block.isGone(position) {
+            let fields = block.decoded.catalogue![position]
+            guard fields.expires > now ?? -.infinity else { return nil }
+            found = Signals(uid: fields.uid, hint: fields.hint, lastUsed: fields.lastUsed, name: fields.name)
+        }
         return found
     }
 
     /// Runs `body` with an item's initials (`Initials`), if it exists; the bytes are valid during the call.
     func withInitials(of id: Int64, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var found = false
         try IndexStore.forEachRawRow(db, try statement(&initialsByID, "SELECT initials FROM item WHERE id = ?"), int64: id) {
+            found = true
             try body(try RawColumn.bytes($0, 0))
         }
+        guard !found else { return }
+        let initials: [UInt8]
+        if let fields = pending[id] {
+            initials = fields.initials
+        } else if let block = try block(holding: id), let position = block.decoded.position(of: id), !block.isGone(position) {
+            initials = block.decoded.catalogue![position].initials
+        } else {
+            return
+        }
+        try initials.withUnsafeBytes { try body($0) }
     }
 
     // MARK: - Many items
@@ -171,36 +433,61 @@ final class ItemCatalog {
         sqlite3_reset(handle)
         sqlite3_bind_int64(handle, 1, first)
         sqlite3_bind_double(handle, 2, now)
-        // The entry is read before `body` runs, which may read the store (a query's delivery never runs while the
-        // statement is stepping a row it still reads).
-        var stop = false
-        while !stop {
+        defer { sqlite3_reset(handle) }
+        // Each entry is read before `body` runs, which may read the store (a query's delivery never runs while the
+        // statement is stepping a row it still reads). Rows and catalogue blocks are merged by id.
+        func nextRow() throws -> Entry? {
             let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                sqlite3_reset(handle)
-                throw IndexStore.stepError(db, code)
-            }
-            let entry = try Self.entry(handle)
-            do {
-                stop = try !body(entry)
-            } catch {
-                sqlite3_reset(handle)
-                throw error
-            }
+            if code == SQLITE_DONE { return nil }
+            guard code == SQLITE_ROW else { throw IndexStore.stepError(db, code) }
+            return try Self.entry(handle)
         }
-        sqlite3_reset(handle)
+        var row = try nextRow()
+        var stopped = false
+        try forEachBlock(in: first...Int64.max) { block in
+            for entry in Self.liveEntries(block) where entry.id >= first && entry.expires > now {
+                while let current = row, current.id < entry.id {
+                    guard try body(current) else { stopped = true; return false }
+                    row = try nextRow()
+                }
+                guard try body(entry) else { stopped = true; return false }
+            }
+            return true
+        }
+        guard !stopped else { return }
+        while let current = row {
+            guard try body(current) else { return }
+            row = try nextRow()
+        }
     }
 
-    /// Every item's id, identifier and stored record, in the table's order (the integrity check and the sampling
-    /// of records read them so): a NULL identifier (damage) is nil, a NULL record empty. `body` returns false to
-    /// stop.
-    func forEachRecord(_ body: (_ id: Int64, _ uid: String?, _ record: [UInt8]) throws -> Bool) throws {
+    /// Every item's id, identifier and stored record, rows in the table's order, then catalogued items (the
+    /// integrity check and the sampling of records read them so): a NULL identifier (damage) is nil, a NULL record
+    /// empty. A catalogue block that does not decode is passed to `damaged` (the integrity check reports it), or
+    /// throws. `body` returns false to stop.
+    func forEachRecord(damaged: ((_ block: Int64, _ error: any Error) -> Bool)? = nil,
+                       _ body: (_ id: Int64, _ uid: String?, _ record: [UInt8]) throws -> Bool) throws {
         let cursor = try Row.fetchCursor(db, sql: "SELECT id, uid, attrs FROM item")
         while let row = try cursor.next() {
             let uid = try row.stored(1) as String?
             let record = (try row.stored(2) as Data?).map { [UInt8]($0) } ?? []
             guard try body(try row.stored(0), uid, record) else { return }
+        }
+        // Catalogued items after the rows (their records are in their blocks: an empty record).
+        guard try hasCatalogue else { return }
+        for id in try Int64.fetchAll(db, sql: "SELECT id FROM recordBlock WHERE catalog = 1 ORDER BY id") {
+            let block: Block?
+            do {
+                block = try self.block(id: id)
+            } catch {
+                guard let damaged else { throw error }
+                guard damaged(id, error) else { return }
+                continue
+            }
+            guard let block else { continue }
+            for entry in Self.liveEntries(block) {
+                guard try body(entry.id, entry.uid, []) else { return }
+            }
         }
     }
 
@@ -257,7 +544,19 @@ final class ItemCatalog {
         try IndexStore.forEachRawRow(db, try db.makeStatement(sql: sql), StatementArguments(arguments)) {
             entries.append(try Self.entry($0))
         }
-        return entries
+        guard try hasCatalogue, limit > 0 else { return entries }
+        // The catalogued items' first `limit` in identifier order (through `itemKey`), merged with the rows'.
+        var catalogued: [Entry] = []
+        let keys = try identifier.map {
+            try Row.fetchCursor(db, sql: "SELECT id FROM itemKey WHERE uid > ? ORDER BY uid", arguments: [$0])
+        } ?? Row.fetchCursor(db, sql: "SELECT id FROM itemKey ORDER BY uid")
+        while catalogued.count < limit, let key = try keys.next() {
+            guard let entry = try self.catalogued(try key.stored(0)), entry.expires > now else { continue }
+            if let domain, !DomainMatch.matches(entry.domain, domain) { continue }
+            catalogued.append(entry)
+        }
+        guard !catalogued.isEmpty else { return entries }
+        return Array((entries + catalogued).sorted { UTF8Order.precedes($0.uid, $1.uid) }.prefix(limit))
     }
 
     /// The items that have expired by `now` (items that never expire are not read: `item_expires` holds only
@@ -268,37 +567,82 @@ final class ItemCatalog {
             """)
         var entries: [Entry] = []
         try IndexStore.forEachRawRow(db, statement, [now]) { entries.append(try Self.entry($0)) }
+        guard try hasCatalogue else { return entries }
+        for id in try Int64.fetchAll(db, sql: "SELECT id FROM itemExpiry WHERE expires <= ?", arguments: [now]) {
+            if let entry = try catalogued(id) { entries.append(entry) }
+        }
         return entries
     }
 
     /// The `limit` items with the best ranking hint, then the most recent use, of those not expired by `now`.
+    /// (Ties go to the lower id, so the same items give the same answer whichever kind they are.)
     func bestByStaticSignals(limit: Int, liveAt now: Double) throws -> [Int64] {
-        try Int64.fetchAll(db, sql: "SELECT id FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC LIMIT ?",
-                           arguments: [now, limit])
+        guard limit > 0 else { return [] }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, hint, lastUsed FROM item WHERE expires > ? ORDER BY hint DESC, lastUsed DESC, id LIMIT ?
+            """, arguments: [now, limit])
+        guard try hasCatalogue else { return try rows.map { try $0.stored(0) } }
+        // SQLite's order: a number before NULL (descending), then the lower id first among equals.
+        typealias Ranked = (id: Int64, hint: Double?, lastUsed: Double?)
+        func precedes(_ a: Ranked, _ b: Ranked) -> Bool {
+            if a.hint != b.hint { return b.hint == nil || (a.hint != nil && a.hint! > b.hint!) }
+            if a.lastUsed != b.lastUsed { return b.lastUsed == nil || (a.lastUsed != nil && a.lastUsed! > b.lastUsed!) }
+            return a.id < b.id
+        }
+        var best: [Ranked] = try rows.map { (try $0.stored(0), try $0.stored(1), try $0.stored(2)) }
+        try forEachBlock(in: Int64.min...Int64.max) { block in
+            for entry in Self.liveEntries(block) where entry.expires > now {
+                let ranked: Ranked = (entry.id, entry.hint, entry.lastUsed)
+                guard best.count < limit || precedes(ranked, best[best.count - 1]) else { continue }
+                best.insert(ranked, at: best.firstIndex { precedes(ranked, $0) } ?? best.count)
+                if best.count > limit { best.removeLast() }
+            }
+            return true
+        }
+        return best.map(\.id)
     }
 
     /// Every domain identifier in use with its number of items not expired by `now`, by domain.
     func domains(liveAt now: Double) throws -> [(domain: String, count: Int)] {
-        try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db, sql: """
             SELECT domain, count(*) AS n FROM item WHERE domain IS NOT NULL AND expires > ?
             GROUP BY domain ORDER BY domain
-            """, arguments: [now]).map { (try $0.stored("domain"), try $0.stored("n")) }
+            """, arguments: [now]).map { (domain: try $0.stored("domain") as String, count: try $0.stored("n") as Int) }
+        guard try hasCatalogue else { return rows }
+        var counts: [String: Int] = [:]
+        for row in rows { counts[row.domain] = row.count }
+        try forEachBlock(in: Int64.min...Int64.max) { block in
+            for entry in Self.liveEntries(block) where entry.expires > now {
+                if let domain = entry.domain { counts[domain, default: 0] += 1 }
+            }
+            return true
+        }
+        return counts.map { (domain: $0.key, count: $0.value) }.sorted { UTF8Order.precedes($0.domain, $1.domain) }
     }
 
     // MARK: - Counts and ids
 
     /// How many items the catalogue holds, expired ones not yet purged included.
     func count() throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+        try (Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0) + cataloguedCount()
+    }
+
+    /// How many catalogued items there are (each block's items less its dead ones).
+    private func cataloguedCount() throws -> Int {
+        guard try hasCatalogue else { return 0 }
+        return try Int.fetchOne(db, sql: "SELECT coalesce(sum(count - dead), 0) FROM recordBlock WHERE catalog = 1") ?? 0
     }
 
     /// How many items have not expired by `now`: every item less the expired ones (found through `item_expires`,
     /// which holds only items that expire).
     func count(liveAt now: Double) throws -> Int {
-        try Int.fetchOne(db, sql: """
+        let rows = try Int.fetchOne(db, sql: """
             SELECT (SELECT count(*) FROM item)
                  - (SELECT count(*) FROM item WHERE expires <= ? AND expires < \(IndexStore.neverExpires))
             """, arguments: [now]) ?? 0
+        guard try hasCatalogue else { return rows }
+        let expired = try Int.fetchOne(db, sql: "SELECT count(*) FROM itemExpiry WHERE expires <= ?", arguments: [now]) ?? 0
+        return rows + (try cataloguedCount()) - expired
     }
 
     /// How many items of `domain` and its sub-domains have not expired by `now`, counted through the index of
@@ -310,15 +654,37 @@ final class ItemCatalog {
 
     /// How many items have an id in `range`.
     func count(in range: ClosedRange<Int64>) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE id BETWEEN ? AND ?",
-                         arguments: [range.lowerBound, range.upperBound]) ?? 0
+        var count = try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE id BETWEEN ? AND ?",
+                                     arguments: [range.lowerBound, range.upperBound]) ?? 0
+        try forEachCataloguedID(in: range) { _ in count += 1 }
+        return count
     }
 
     /// The ids in `range` of the items that exist, increasing.
     func forEachID(in range: ClosedRange<Int64>, _ body: (Int64) throws -> Void) throws {
-        let cursor = try Int64.fetchCursor(db, sql: "SELECT id FROM item WHERE id BETWEEN ? AND ?",
+        var catalogued: [Int64] = []
+        try forEachCataloguedID(in: range) { catalogued.append($0) }
+        var next = 0
+        let cursor = try Int64.fetchCursor(db, sql: "SELECT id FROM item WHERE id BETWEEN ? AND ? ORDER BY id",
                                            arguments: [range.lowerBound, range.upperBound])
-        while let id = try cursor.next() { try body(id) }
+        while let id = try cursor.next() {
+            while next < catalogued.count, catalogued[next] < id {
+                try body(catalogued[next])
+                next += 1
+            }
+            try body(id)
+        }
+        for id in catalogued[next...] { try body(id) }
+    }
+
+    /// The ids in `range` of the catalogued items that exist, increasing.
+    private func forEachCataloguedID(in range: ClosedRange<Int64>, _ body: (Int64) throws -> Void) throws {
+        try forEachBlock(in: range) { block in
+            for (position, id) in block.decoded.ids.enumerated() where range.contains(id) && !block.isGone(position) {
+                try body(id)
+            }
+            return true
+        }
     }
 
     /// The ids in `range` of the items whose record is in a record block (not in their row).
@@ -329,17 +695,59 @@ final class ItemCatalog {
 
     /// One more than the largest item id `db` sees (every item it holds has a smaller id); 1 when it holds none.
     func nextID() throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(id), 0) + 1 FROM item")) ?? 1
+        let rows = try Int64.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(id), 0) + 1 FROM item")) ?? 1
+        guard try hasCatalogue else { return rows }
+        // (Blocks never overlap: the last one by id ends last. Its last item may be gone: an upper bound.)
+        let blocks = try Int64.fetchOne(db.cachedStatement(sql: "SELECT last + 1 FROM recordBlock WHERE catalog = 1 ORDER BY id DESC LIMIT 1")) ?? 1
+        return max(rows, blocks)
     }
 
     // MARK: - Static columns
 
-    /// The statement `StaticColumns` reads a range of ids with (two parameters: the first and last id), in its
-    /// order: id, hint, lastUsed, uid, nameWords, nameFirst, nameKey, initials.
-    static func columnRowsStatement(_ db: Database) throws -> Statement {
-        try db.cachedStatement(sql: """
+    /// One item's static signals as `SegmentColumns` reads them (the buffers are valid during the call only).
+    struct ColumnRow {
+        var id: Int64
+        var hint: Double?
+        var lastUsed: Double?
+        var uid: UnsafeBufferPointer<UInt8>
+        var nameWords: Int
+        var nameFirst: String
+        var nameKey: UInt64
+        var initials: UnsafeRawBufferPointer
+    }
+
+    /// The static signals of every item with an id in `range`, in no particular order (`SegmentColumns`).
+    func forEachColumnRow(in range: ClosedRange<Int64>, _ body: (ColumnRow) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: """
             SELECT id, hint, lastUsed, uid, nameWords, nameFirst, nameKey, initials FROM item WHERE id BETWEEN ? AND ?
             """)
+        try IndexStore.forEachRawRow(db, statement, [range.lowerBound, range.upperBound]) { h in
+            let uid = UnsafeBufferPointer(start: sqlite3_column_text(h, 3), count: Int(sqlite3_column_bytes(h, 3)))
+            let first = sqlite3_column_text(h, 5).map {
+                String(decoding: UnsafeBufferPointer(start: $0, count: Int(sqlite3_column_bytes(h, 5))), as: UTF8.self)
+            }
+            let initials = Int(sqlite3_column_bytes(h, 7))
+            try body(ColumnRow(id: sqlite3_column_int64(h, 0),
+                               hint: sqlite3_column_type(h, 1) == SQLITE_NULL ? nil : sqlite3_column_double(h, 1),
+                               lastUsed: sqlite3_column_type(h, 2) == SQLITE_NULL ? nil : sqlite3_column_double(h, 2),
+                               uid: uid, nameWords: Int(sqlite3_column_int64(h, 4)), nameFirst: first ?? "",
+                               nameKey: UInt64(bitPattern: sqlite3_column_int64(h, 6)),
+                               initials: UnsafeRawBufferPointer(start: initials > 0 ? sqlite3_column_blob(h, 7) : nil, count: initials)))
+        }
+        try forEachBlock(in: range) { block in
+            for (position, id) in block.decoded.ids.enumerated() where range.contains(id) && !block.isGone(position) {
+                let fields = block.decoded.catalogue![position]
+                var uid = fields.uid
+                try uid.withUTF8 { uid in
+                    try fields.initials.withUnsafeBytes { initials in
+                        try body(ColumnRow(id: id, hint: fields.hint, lastUsed: fields.lastUsed, uid: uid,
+                                           nameWords: fields.name.words, nameFirst: fields.name.first, nameKey: fields.name.key,
+                                           initials: initials))
+                    }
+                }
+            }
+            return true
+        }
     }
 
     // MARK: - Writes
@@ -369,14 +777,85 @@ final class ItemCatalog {
         }
     }
 
-    /// Removes an item (its postings stay behind, dead, until their segment is merged).
-    func delete(id: Int64) throws {
-        try statement(&deleteStatement, "DELETE FROM item WHERE id = ?").execute(arguments: [id])
+    /// Removes an item (its postings stay behind, dead, until their segment is merged). A row item whose record is
+    /// in a block is the caller's to count dead there (`RecordBlocks.noteDeleted`).
+    func delete(_ entry: Entry) throws {
+        switch entry.location {
+        case .row:
+            try statement(&deleteStatement, "DELETE FROM item WHERE id = ?").execute(arguments: [entry.id])
+        case .pending:
+            removePending(entry.id)
+        case .block(let id, let position):
+            guard let block = try block(id: id), !block.isGone(position) else { return }
+            if block.dead + 1 >= block.count {
+                try db.cachedStatement(sql: "DELETE FROM recordBlock WHERE id = ?").execute(arguments: [id])
+            } else {
+                try db.cachedStatement(sql: "UPDATE recordBlock SET dead = dead + 1, gone = gone | ? WHERE id = ?")
+                    .execute(arguments: [Int64(bitPattern: 1 << UInt64(position)), id])
+            }
+            try removeKeys(entry.id, uid: entry.uid, expires: entry.expires)
+        }
     }
 
-    /// Removes every item.
+    /// Removes a catalogued item's identifier and expiry entries.
+    private func removeKeys(_ id: Int64, uid: String, expires: Double) throws {
+        try db.cachedStatement(sql: "DELETE FROM itemKey WHERE uid = ? AND id = ?").execute(arguments: [uid, id])
+        if expires < Fields.never {
+            try db.cachedStatement(sql: "DELETE FROM itemExpiry WHERE expires = ? AND id = ?").execute(arguments: [expires, id])
+        }
+    }
+
+    /// Removes every item (the writer deletes the record blocks).
     func deleteAll() throws {
         try db.execute(sql: "DELETE FROM item")
+        pending.removeAll()
+        pendingIDs.removeAll()
+        if try hasCatalogue { try db.execute(sql: "DELETE FROM itemKey; DELETE FROM itemExpiry") }
+    }
+
+    /// Gives a pending item a row (its block kept too few records), with its record stored alone.
+    func insertPendingAsRow(_ id: Int64, record: Data) throws {
+        guard let fields = pending[id] else { return }
+        try insert(id: id, uid: fields.uid, domain: fields.domain, expires: fields.expires, hint: fields.hint,
+                   lastUsed: fields.lastUsed, record: record, name: fields.name, initials: Data(fields.initials))
+        removePending(id)
+    }
+
+    /// Stores a catalogue block (`first…last`, its items `ids` with their `fields`, compressed as `frame`), the
+    /// positions in `dead` deleted already (by the write that made it): the live items get their identifier and
+    /// expiry entries, and are no longer pending.
+    func insertBlock(first: Int64, last: Int64, ids: [Int64], fields: [Fields], frame: [UInt8], dead: [Int]) throws {
+        guard ids.count == fields.count, ids.count <= 64 else { throw EngineError(.corruptIndex, "a catalogue block of \(ids.count) items") }
+        var gone: UInt64 = 0
+        for position in dead { gone |= 1 << UInt64(position) }
+        try db.cachedStatement(sql: """
+            INSERT INTO recordBlock(id, last, count, dead, data, catalog, gone) VALUES(?, ?, ?, ?, ?, 1, ?)
+            """).execute(arguments: [first, last, ids.count, dead.count, Data(frame), Int64(bitPattern: gone)])
+        let key = try db.cachedStatement(sql: "INSERT INTO itemKey(uid, id) VALUES(?, ?)").sqliteStatement
+        for (position, id) in ids.enumerated() where gone & (1 << UInt64(position)) == 0 {
+            let item = fields[position]
+            try SegmentMerger.bindAndStep(db, key) {
+                RawBind.text(key, 1, item.uid)
+                sqlite3_bind_int64(key, 2, id)
+            }
+            if item.expires < Fields.never {
+                try db.cachedStatement(sql: "INSERT INTO itemExpiry(expires, id) VALUES(?, ?)").execute(arguments: [item.expires, id])
+            }
+            removePending(id)
+        }
+    }
+
+    /// Gives the live items of catalogue block `block` rows of their own (each record stored alone) and removes
+    /// their catalogue entries; the caller deletes the block.
+    func moveToRows(block: Int64, decoded: RecordBlocks.Decoded, gone: UInt64, dictionary: RecordDictionary?) throws {
+        guard let catalogue = decoded.catalogue, catalogue.count == decoded.ids.count else { throw RecordBlocks.damaged(block) }
+        for (position, id) in decoded.ids.enumerated() where position >= 64 || gone & (1 << UInt64(position)) == 0 {
+            let fields = catalogue[position]
+            let record = Data(ValueCodec.stored(plain: Array(decoded.bytes[decoded.ranges[position]]), dictionary: dictionary))
+            try removeKeys(id, uid: fields.uid, expires: fields.expires)
+            try insert(id: id, uid: fields.uid, domain: fields.domain, expires: fields.expires, hint: fields.hint,
+                       lastUsed: fields.lastUsed, record: record, name: fields.name, initials: Data(fields.initials))
+        }
     }
 
     /// Stores an item's record in its row (`bytes`), in place of what it had.

@@ -16,6 +16,10 @@ import Synchronization
 ///   item is the one with the largest `id` not above it.
 /// - A block's plain bytes: a varint count, the items' ids as varint deltas (the first from the block's id), the
 ///   records' lengths as varints, then the records (`ValueCodec.encode`'s bytes).
+/// - A *catalogue block* (format 13, `catalog = 1`) holds catalogued items, which have no item row: its plain bytes
+///   start with a 0 byte (a block's count is never 0) and the length of its catalogue section as a varint, then the
+///   section (`ItemCatalog.Fields` of each item, in the block's order), then the bytes above. `gone` has a bit per
+///   position of its items deleted since (`dead` counts them too).
 ///
 /// A block is written once and never changed but for its `dead` count (and its frame, compressed again with the
 /// same records when the store gets its dictionary later, `compressRecordsWithDictionary`): deleting the last live
@@ -34,8 +38,21 @@ enum RecordBlocks {
     static let tableSQL = """
         CREATE TABLE IF NOT EXISTS recordBlock(
             id INTEGER PRIMARY KEY, last INTEGER NOT NULL, count INTEGER NOT NULL, dead INTEGER NOT NULL DEFAULT 0,
-            data BLOB NOT NULL);
+            data BLOB NOT NULL, catalog INTEGER NOT NULL DEFAULT 0, gone INTEGER NOT NULL DEFAULT 0);
         \(sparseIndexSQL)
+        """
+
+    /// What format 13 adds to a format 7–12 table: whether a block holds catalogued items, and which of them are
+    /// gone.
+    static let catalogueColumnsSQL = """
+        ALTER TABLE recordBlock ADD COLUMN catalog INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE recordBlock ADD COLUMN gone INTEGER NOT NULL DEFAULT 0
+        """
+
+    /// The catalogue blocks, with what counting and listing catalogued items reads of them (format 13): a scan of
+    /// the table itself would read every block's records (each row fills a page).
+    static let catalogueIndexSQL = """
+        CREATE INDEX IF NOT EXISTS recordBlock_catalog ON recordBlock(id, last, count, dead, gone) WHERE catalog = 1
         """
 
     /// Finds the blocks more than half dead (`sparseCondition`), which the maintenance looks for after every commit
@@ -52,10 +69,17 @@ enum RecordBlocks {
     /// The condition of a block more than half dead, in the words of `recordBlock_dead`.
     static let sparseCondition = "dead > 0 AND dead * 2 - count > 0"
 
-    /// A block's plain bytes.
-    static func encode(_ records: [(id: Int64, plain: [UInt8])]) -> [UInt8] {
+    /// A block's plain bytes; with `catalogue` (the fields of each record's item, in the same order), a catalogue
+    /// block's.
+    static func encode(_ records: [(id: Int64, plain: [UInt8])], catalogue: [ItemCatalog.Fields]? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(records.reduce(16) { $0 + $1.plain.count + 4 })
+        if let catalogue {
+            let section = ItemCatalog.Fields.encode(catalogue)
+            out.append(0)
+            ValueCodec.writeVarint(UInt64(section.count), to: &out)
+            out += section
+        }
         ValueCodec.writeVarint(UInt64(records.count), to: &out)
         var previous = records.first?.id ?? 0
         for record in records {
@@ -67,13 +91,16 @@ enum RecordBlocks {
         return out
     }
 
-    /// A block read back: its items and where each one's record is in `bytes`.
+    /// A block read back: its items and where each one's record is in `bytes`, and a catalogue block's fields.
     struct Decoded: Sendable {
         var ids: [Int64]
         var ranges: [Range<Int>]
         var bytes: [UInt8]
+        /// A catalogue block's fields of its items, in the order of `ids`; nil for another block.
+        var catalogue: [ItemCatalog.Fields]? = nil
 
-        func record(of item: Int64) -> ArraySlice<UInt8>? {
+        /// The position of `item` in the block, if it has one.
+        func position(of item: Int64) -> Int? {
             // Ids are increasing: a binary search.
             var low = 0, high = ids.count
             while low < high {
@@ -81,13 +108,22 @@ enum RecordBlocks {
                 if ids[middle] < item { low = middle + 1 } else { high = middle }
             }
             guard low < ids.count, ids[low] == item else { return nil }
-            return bytes[ranges[low]]
+            return low
+        }
+
+        func record(of item: Int64) -> ArraySlice<UInt8>? {
+            position(of: item).map { bytes[ranges[$0]] }
         }
     }
 
     /// Decodes a block's plain bytes; damage throws `.corruptIndex`, never traps.
     static func decode(_ bytes: [UInt8], id: Int64) throws -> Decoded {
         var reader = ValueCodec.Reader(bytes: bytes)
+        var section: ArraySlice<UInt8>? = nil
+        if bytes.first == 0 {
+            reader.offset = 1
+            section = try reader.rawBytes(try reader.count(minimumBytesEach: 1))
+        }
         let count = try reader.count(minimumBytesEach: 2)
         var ids: [Int64] = []
         ids.reserveCapacity(count)
@@ -114,7 +150,11 @@ enum RecordBlocks {
             ranges.append(start..<(start + length))
             start += length
         }
-        return Decoded(ids: ids, ranges: ranges, bytes: bytes)
+        var decoded = Decoded(ids: ids, ranges: ranges, bytes: bytes)
+        if let section {
+            decoded.catalogue = try ItemCatalog.Fields.decode(Array(section), count: count, block: id)
+        }
+        return decoded
     }
 
     /// Decodes a block's stored frame (the store's dictionaries read from `db`).
@@ -162,36 +202,34 @@ enum RecordBlocks {
         return h ^ (h >> 29)
     }
 
-    /// The plain record of `item`, which its row says is in a block.
+    /// The plain record of `item`, which its row (or its catalogue block) says is in a block.
     static func record(of item: Int64, in db: Database) throws -> [UInt8] {
         let statement = try db.cachedStatement(sql: "SELECT id, data FROM recordBlock WHERE id <= ? ORDER BY id DESC LIMIT 1")
         var found: [UInt8]? = nil
-        var missing = true
         try IndexStore.forEachRawRow(db, statement, int64: item) { h in
-            missing = false
-            let id = sqlite3_column_int64(h, 0)
-            let data = try PostingStore.blob(h, column: 1)
-            let key = CacheKey(path: storePath(db), id: id, length: data.count, hash: fingerprint(data))
-            let decoded: Decoded
-            if let cached = cache.withLock({ $0.entries[key] }) {
-                decoded = cached
-            } else {
-                decoded = try decode(frame: [UInt8](data), id: id, in: db)
-                cache.withLock { cache in
-                    if cache.entries.count >= cacheCapacity, !cache.order.isEmpty {
-                        let evicted = cache.order.prefix(cacheCapacity / 4)
-                        for key in evicted { cache.entries[key] = nil }
-                        cache.order.removeFirst(evicted.count)
-                    }
-                    if cache.entries.updateValue(decoded, forKey: key) == nil { cache.order.append(key) }
-                }
-            }
-            found = decoded.record(of: item).map(Array.init)
+            found = try decoded(id: sqlite3_column_int64(h, 0), data: try PostingStore.blob(h, column: 1), in: db)
+                .record(of: item).map(Array.init)
         }
-        guard !missing, let found else {
+        guard let found else {
             throw EngineError(.corruptIndex, "the record of item \(item) is in no block of records")
         }
         return found
+    }
+
+    /// The block `id` decoded from its stored bytes `data`, from the cache when it was decoded lately.
+    static func decoded(id: Int64, data: UnsafeRawBufferPointer, in db: Database) throws -> Decoded {
+        let key = CacheKey(path: storePath(db), id: id, length: data.count, hash: fingerprint(data))
+        if let cached = cache.withLock({ $0.entries[key] }) { return cached }
+        let decoded = try decode(frame: [UInt8](data), id: id, in: db)
+        cache.withLock { cache in
+            if cache.entries.count >= cacheCapacity, !cache.order.isEmpty {
+                let evicted = cache.order.prefix(cacheCapacity / 4)
+                for key in evicted { cache.entries[key] = nil }
+                cache.order.removeFirst(evicted.count)
+            }
+            if cache.entries.updateValue(decoded, forKey: key) == nil { cache.order.append(key) }
+        }
+        return decoded
     }
 
     private static func storePath(_ db: Database) -> String {
@@ -200,45 +238,65 @@ enum RecordBlocks {
 
     // MARK: Writing
 
+    /// A block to write: its records, and for a catalogue block their items' fields.
+    struct Plain: Sendable {
+        var records: [(id: Int64, plain: [UInt8])]
+        var catalogue: [ItemCatalog.Fields]? = nil
+    }
+
+    /// A block compressed: its item ids in order, its frame, and for a catalogue block its items' fields.
+    struct Frame: Sendable {
+        var ids: [Int64]
+        var frame: [UInt8]
+        var catalogue: [ItemCatalog.Fields]? = nil
+    }
+
     /// Compresses blocks (on every core when there are several) and inserts them.
-    static func write(_ blocks: [[(id: Int64, plain: [UInt8])]], dictionary: RecordDictionary?, db: Database) throws {
+    static func write(_ blocks: [Plain], dictionary: RecordDictionary?, db: Database) throws {
         guard !blocks.isEmpty else { return }
         var frames = [[UInt8]](repeating: [], count: blocks.count)
         if blocks.count == 1 {
-            frames[0] = ValueCodec.compressed(encode(blocks[0]), dictionary: dictionary)
+            frames[0] = ValueCodec.compressed(encode(blocks[0].records, catalogue: blocks[0].catalogue), dictionary: dictionary)
         } else {
             let done = Mutex<[Int: [UInt8]]>([:])
             let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count))
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var local: [Int: [UInt8]] = [:]
                 for k in stride(from: worker, to: blocks.count, by: workers) {
-                    local[k] = ValueCodec.compressed(encode(blocks[k]), dictionary: dictionary)
+                    local[k] = ValueCodec.compressed(encode(blocks[k].records, catalogue: blocks[k].catalogue), dictionary: dictionary)
                 }
                 done.withLock { $0.merge(local) { a, _ in a } }
             }
             for (k, frame) in done.withLock({ $0 }) { frames[k] = frame }
         }
-        try insert(zip(blocks, frames).map { (ids: $0.map(\.id), frame: $1, dead: 0) }, db: db)
+        try insert(zip(blocks, frames).map { (Frame(ids: $0.records.map(\.id), frame: $1, catalogue: $0.catalogue), []) }, db: db)
     }
 
-    /// Inserts compressed blocks: each block's item ids in order, its frame, and how many of its records are dead.
-    static func insert(_ blocks: [(ids: [Int64], frame: [UInt8], dead: Int)], db: Database) throws {
+    /// Inserts compressed blocks, each with the positions of its records that are dead (deleted by the write
+    /// meanwhile). A catalogue block's live items get their identifiers' and expiry's entries (`ItemCatalog`).
+    static func insert(_ blocks: [(block: Frame, dead: [Int])], db: Database) throws {
         let insert = try db.cachedStatement(sql: "INSERT INTO recordBlock(id, last, count, dead, data) VALUES(?, ?, ?, ?, ?)")
-        for block in blocks {
+        let catalogue = ItemCatalog(db)
+        for (block, dead) in blocks {
             guard let first = block.ids.first, let last = block.ids.last else { continue }
-            try insert.execute(arguments: [first, last, block.ids.count, block.dead, Data(block.frame)])
+            if let fields = block.catalogue {
+                try catalogue.insertBlock(first: first, last: last, ids: block.ids, fields: fields, frame: block.frame, dead: dead)
+            } else {
+                try insert.execute(arguments: [first, last, block.ids.count, dead.count, Data(block.frame)])
+            }
         }
     }
 
     /// Blocks compressed, and records left alone stored, by `compress`.
-    typealias Compressed = (blocks: [(ids: [Int64], frame: [UInt8])], alone: [(id: Int64, stored: Data)])
+    typealias Compressed = (blocks: [Frame], alone: [(id: Int64, stored: Data)])
 
     /// Compresses closed blocks and stores the records left alone (run on another core while the write goes on:
     /// `Writer.writeRecordBlocks`).
-    static func compress(blocks: [[(id: Int64, plain: [UInt8])]], alone: [(id: Int64, plain: [UInt8])],
-                         dictionary: RecordDictionary?) -> Compressed {
+    static func compress(blocks: [Plain], alone: [(id: Int64, plain: [UInt8])], dictionary: RecordDictionary?) -> Compressed {
         let compressed = blocks.map { block in
-            (ids: block.map(\.id), frame: ValueCodec.compressed(encode(block), dictionary: dictionary))
+            Frame(ids: block.records.map(\.id), frame: ValueCodec.compressed(encode(block.records, catalogue: block.catalogue),
+                                                                             dictionary: dictionary),
+                  catalogue: block.catalogue)
         }
         let stored = alone.map { (id: $0.id, stored: Data(ValueCodec.stored(plain: $0.plain, dictionary: dictionary))) }
         return (compressed, stored)
@@ -264,7 +322,7 @@ enum RecordBlocks {
     /// blocks it removed; at most `limit` per call (a transaction of the maintenance).
     static func compactSparse(_ db: Database, dictionary: RecordDictionary?, limit: Int = 64) throws -> Int {
         // In the index's order, not by id: ordered by id, SQLite would rather scan the table in id order.
-        let blocks = try Row.fetchAll(db, sql: "SELECT id, last, data FROM recordBlock WHERE \(sparseCondition) LIMIT ?",
+        let blocks = try Row.fetchAll(db, sql: "SELECT id, last, data, catalog, gone FROM recordBlock WHERE \(sparseCondition) LIMIT ?",
                                       arguments: [limit])
         let catalog = ItemCatalog(db)
         for row in blocks {
@@ -272,6 +330,14 @@ enum RecordBlocks {
             let last: Int64 = try row.stored(1)
             let data: Data = try row.stored(2)
             let decoded = try decode(frame: [UInt8](data), id: id, in: db)
+            if try row.stored(3) as Int64 != 0 {
+                // Catalogued items have no row: the live ones get one (their fields and their record), and lose
+                // their catalogue entries.
+                try catalog.moveToRows(block: id, decoded: decoded, gone: UInt64(bitPattern: try row.stored(4)),
+                                       dictionary: dictionary)
+                try db.execute(sql: "DELETE FROM recordBlock WHERE id = ?", arguments: [id])
+                continue
+            }
             for item in try catalog.idsWithBlockRecords(in: id...max(id, last)) {
                 guard let record = decoded.record(of: item) else { throw damaged(id) }
                 try catalog.setRecordIfInBlock(of: item, to: Data(ValueCodec.stored(plain: Array(record), dictionary: dictionary)))

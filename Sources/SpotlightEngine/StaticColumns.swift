@@ -29,18 +29,18 @@ final class SegmentColumns: Sendable {
     /// Reads the columns of `firstItem...lastItem`, copying what `known` (columns of other segments, such as the
     /// ones a merge just replaced) already holds and reading only the rest from the item rows.
     convenience init(_ db: Database, firstItem: Int64, lastItem: Int64, known: [SegmentColumns] = []) throws {
-        let statement = try ItemCatalog.columnRowsStatement(db)
+        let catalog = ItemCatalog(db)
         try self.init(firstItem: firstItem, lastItem: lastItem, known: known) { range, row in
-            try IndexStore.forEachRawRow(db, statement, [range.lowerBound, range.upperBound], row)
+            try catalog.forEachColumnRow(in: range, row)
         }
     }
 
     /// Reads the columns of `firstItem...lastItem` as `init(_:firstItem:lastItem:known:)` does, the item rows of
-    /// each id range that `known` does not cover coming from `rows` (`ItemCatalog.columnRowsStatement`'s rows, in any number of
-    /// read transactions: a segment's item rows are only ever deleted, so reading its range in parts names each
-    /// item that exists as of its part).
+    /// each id range that `known` does not cover coming from `rows` (`ItemCatalog.forEachColumnRow`, in any number
+    /// of read transactions: a segment's items are only ever deleted, so reading its range in parts names each item
+    /// that exists as of its part).
     init(firstItem: Int64, lastItem: Int64, known: [SegmentColumns] = [],
-         rows: (ClosedRange<Int64>, (OpaquePointer) throws -> Void) throws -> Void) throws {
+         rows: (ClosedRange<Int64>, (ItemCatalog.ColumnRow) throws -> Void) throws -> Void) throws {
         self.firstItem = firstItem
         let count = Int(max(0, lastItem - firstItem + 1))
         var present = [Bool](repeating: false, count: count)
@@ -87,31 +87,26 @@ final class SegmentColumns: Sendable {
         }
         if next <= lastItem { gaps.append(next...lastItem) }
         for gap in gaps {
-            try rows(gap) { h in
-                let i = Int(sqlite3_column_int64(h, 0) - firstItem)
+            try rows(gap) { row in
+                let i = Int(row.id - firstItem)
                 guard i >= 0, i < count else { return }
                 present[i] = true
-                if sqlite3_column_type(h, 1) != SQLITE_NULL { hint[i] = sqlite3_column_double(h, 1) }
-                if sqlite3_column_type(h, 2) != SQLITE_NULL { lastUsed[i] = sqlite3_column_double(h, 2) }
-                if let text = sqlite3_column_text(h, 3) {
-                    let length = Int(sqlite3_column_bytes(h, 3))
+                if let value = row.hint { hint[i] = value }
+                if let value = row.lastUsed { lastUsed[i] = value }
+                if row.uid.baseAddress != nil {
                     uidSource[i] = -1
                     uidOffset[i] = read.count
-                    uidLength[i] = Int32(clamping: length)
-                    read.append(contentsOf: UnsafeBufferPointer(start: text, count: Int(uidLength[i])))
+                    uidLength[i] = Int32(clamping: row.uid.count)
+                    read.append(contentsOf: UnsafeBufferPointer(rebasing: row.uid.prefix(Int(uidLength[i]))))
                 }
-                nameWords[i] = UInt8(clamping: sqlite3_column_int64(h, 4))
-                if let text = sqlite3_column_text(h, 5) {
-                    nameFirst[i] = String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(h, 5))),
-                                          as: UTF8.self)
-                }
-                nameKey[i] = UInt64(bitPattern: sqlite3_column_int64(h, 6))
+                nameWords[i] = UInt8(clamping: row.nameWords)
+                nameFirst[i] = row.nameFirst
+                nameKey[i] = row.nameKey
                 // Another length is damage: left as no initials (a search then finds the item through its postings
                 // only where they are read).
-                let stored = Int(sqlite3_column_bytes(h, 7))
-                if stored > 0, Initials.isValid(count: stored), let blob = sqlite3_column_blob(h, 7) {
-                    let source = UnsafeRawBufferPointer(start: blob, count: stored)
-                    for k in 0..<stored { initials[i * Initials.byteCount + k] = source[k] }
+                let stored = row.initials.count
+                if stored > 0, Initials.isValid(count: stored) {
+                    for k in 0..<stored { initials[i * Initials.byteCount + k] = row.initials[k] }
                 }
             }
         }
@@ -483,7 +478,7 @@ final class ColumnCache: Sendable {
                                                    arguments: [segment.id]) != nil else {
                                 throw CancellationError()
                             }
-                            try IndexStore.forEachRawRow(db, try ItemCatalog.columnRowsStatement(db), [low, high], row)
+                            try ItemCatalog(db).forEachColumnRow(in: low...high, row)
                         }
                         self.partsRead.add(1, ordering: .relaxed)
                         low = high + 1

@@ -214,7 +214,7 @@ enum ValueCodec {
         }
     }
 
-    private static func writeOptionalString(_ s: String?, to out: inout [UInt8]) {
+    static func writeOptionalString(_ s: String?, to out: inout [UInt8]) {
         if let s {
             out.append(1)
             writeString(s, to: &out)
@@ -223,7 +223,7 @@ enum ValueCodec {
         }
     }
 
-    private static func writeString(_ s: String, to out: inout [UInt8]) {
+    static func writeString(_ s: String, to out: inout [UInt8]) {
         var s = s
         s.withUTF8 { buffer in
             writeVarint(UInt64(buffer.count), to: &out)
@@ -231,7 +231,7 @@ enum ValueCodec {
         }
     }
 
-    private static func writeFixed(_ v: UInt64, to out: inout [UInt8]) {
+    static func writeFixed(_ v: UInt64, to out: inout [UInt8]) {
         var v = v.littleEndian
         withUnsafeBytes(of: &v) { out.append(contentsOf: $0) }
     }

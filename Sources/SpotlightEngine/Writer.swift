@@ -72,8 +72,19 @@ struct Writer {
     /// The statements a bulk load runs for every item or term, taken from GRDB's cache once per transaction:
     /// `cachedStatement(sql:)` hashes the whole SQL text at each call.
     private var termLookup: Statement? = nil
-    /// The items (their rows), through one object for the transaction: it keeps its statements.
+    /// The items, through one object for the transaction: it keeps its statements, and the catalogued items this
+    /// write added until their block is stored.
     let catalog: ItemCatalog
+    /// Whether this write catalogues its large write's new items (`ItemCatalog`): a format 13 store that finds
+    /// domains through their terms (an older store's domain lookups read the index of item rows by domain).
+    private var catalogues: Bool?
+
+    private mutating func cataloguesItems() throws -> Bool {
+        if let catalogues { return catalogues }
+        let known = try ItemCatalog.cataloguesLargeWrites.load(ordering: .relaxed) && catalog.hasCatalogue && DomainMatch.usesTerms(db)
+        catalogues = known
+        return known
+    }
     private var valueInsert: Statement? = nil
 
     /// A statement of this transaction's, from `slot` or else GRDB's cache.
@@ -359,15 +370,15 @@ struct Writer {
         }
         for compression in compressing {
             let (blocks, alone) = compression.value()
-            var written: [(ids: [Int64], frame: [UInt8], dead: Int)] = []
+            var written: [(block: RecordBlocks.Frame, dead: [Int])] = []
             for block in blocks {
                 // (Ids are never reused: a record no longer waiting was deleted by this write.)
-                let dead = block.ids.count(where: { unwrittenRecords.removeValue(forKey: $0) == nil })
-                if dead < block.ids.count { written.append((block.ids, block.frame, dead)) }
+                let dead = block.ids.indices.filter { unwrittenRecords.removeValue(forKey: block.ids[$0]) == nil }
+                if dead.count < block.ids.count { written.append((block, dead)) }
             }
             try RecordBlocks.insert(written, db: db)
             for record in alone where unwrittenRecords.removeValue(forKey: record.id) != nil {
-                try catalog.setRecord(of: record.id, to: Data(record.stored))
+                try storeAlone(record.id, Data(record.stored))
             }
         }
         compressing.removeAll()
@@ -375,22 +386,38 @@ struct Writer {
         let (blocks, alone) = takeClosedBlocks(keepingRecords: false)
         try RecordBlocks.write(blocks, dictionary: dictionary, db: db)
         for record in alone {
-            try catalog.setRecord(of: record.id, to: Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)))
+            try storeAlone(record.id, Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)))
+        }
+    }
+
+    /// Stores a record left alone (its block kept too few): in its item's row, or for a catalogued item in a row
+    /// of its own it gets now.
+    private func storeAlone(_ id: Int64, _ stored: Data) throws {
+        if catalog.pending[id] != nil {
+            try catalog.insertPendingAsRow(id, record: stored)
+        } else {
+            try catalog.setRecord(of: id, to: stored)
         }
     }
 
     /// The closed blocks' records still waiting (those this write deleted are gone), as blocks, and as records
     /// left alone where a block kept fewer than `RecordBlocks.minimumRecords`; the closed blocks are emptied.
     private mutating func takeClosedBlocks(keepingRecords: Bool)
-        -> (blocks: [[(id: Int64, plain: [UInt8])]], alone: [(id: Int64, plain: [UInt8])])
+        -> (blocks: [RecordBlocks.Plain], alone: [(id: Int64, plain: [UInt8])])
     {
-        var blocks: [[(id: Int64, plain: [UInt8])]] = []
+        var blocks: [RecordBlocks.Plain] = []
         var alone: [(id: Int64, plain: [UInt8])] = []
         for ids in closedBlocks {
             let records = ids.compactMap { id in
                 (keepingRecords ? unwrittenRecords[id] : unwrittenRecords.removeValue(forKey: id)).map { (id: id, plain: $0) }
             }
-            if records.count >= RecordBlocks.minimumRecords { blocks.append(records) } else { alone += records }
+            guard records.count >= RecordBlocks.minimumRecords else {
+                alone += records
+                continue
+            }
+            // A write catalogues all of its prepared items or none.
+            let fields = records.compactMap { catalog.pending[$0.id] }
+            blocks.append(RecordBlocks.Plain(records: records, catalogue: fields.count == records.count ? fields : nil))
         }
         closedBlocks.removeAll()
         return (blocks, alone)
@@ -490,9 +517,17 @@ struct Writer {
     private mutating func deleteRow(_ entry: ItemCatalog.Entry) throws {
         let id = entry.id
         let decoded = try record(entry)
-        if entry.record.isEmpty {
+        switch entry.location {
+        case .row where entry.record.isEmpty:
             // In a block: not written yet (it never will be), or counted dead in its block.
             if unwrittenRecords.removeValue(forKey: id) == nil { try RecordBlocks.noteDeleted(item: id, db: db) }
+        case .pending:
+            // Its block is not written yet (it never will be with it), or is being compressed (then it is counted
+            // gone in it).
+            unwrittenRecords.removeValue(forKey: id)
+        case .row, .block:
+            // (A catalogued item is counted gone in its block by `catalog.delete`.)
+            break
         }
         let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: entry.domain)
         for text in terms.keys {
@@ -505,7 +540,7 @@ struct Writer {
             try noteListChange(.init(item: id, removed: true, terms: terms))
         }
         try removeValues(item: id, AttributeValueIndex.values(attributes: decoded.attributes, custom: decoded.custom))
-        try catalog.delete(id: id)
+        try catalog.delete(entry)
         itemsChanged = true
         // Its postings stay behind, dead, until their segment is merged.
         if let first = pendingFirst, id >= first {
@@ -555,9 +590,16 @@ struct Writer {
         let name = prepared?.name ?? NameSignals(attributes: attributes)
         let newTerms = prepared?.terms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
         let initials = prepared?.initials ?? Data(Initials.encode(newTerms))
-        try catalog.insert(id: id, uid: item.uniqueIdentifier, domain: domain,
-                           expires: item.expirationDate.timeIntervalSinceReferenceDate, hint: hint, lastUsed: lastUsed,
-                           record: bytes, name: name, initials: initials)
+        if prepared != nil, try cataloguesItems() {
+            // Stored with its block (or in a row, if its block keeps too few records).
+            catalog.addPending(id: id, ItemCatalog.Fields(
+                uid: item.uniqueIdentifier, domain: domain, expires: item.expirationDate.timeIntervalSinceReferenceDate,
+                hint: hint, lastUsed: lastUsed, name: name, initials: [UInt8](initials)))
+        } else {
+            try catalog.insert(id: id, uid: item.uniqueIdentifier, domain: domain,
+                               expires: item.expirationDate.timeIntervalSinceReferenceDate, hint: hint, lastUsed: lastUsed,
+                               record: bytes, name: name, initials: initials)
+        }
         if let prepared {
             unwrittenRecords[id] = prepared.plain
             openBlock.append(id)

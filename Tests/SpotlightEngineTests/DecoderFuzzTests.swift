@@ -165,7 +165,8 @@ final class DecoderFuzzTests: XCTestCase {
         })
         try store.pool.writeWithoutTransaction { try $0.execute(sql: "VACUUM; PRAGMA wal_checkpoint(TRUNCATE)") }
         let dictionaryRecords = try store.read { db in
-            try Data.fetchAll(db, sql: "SELECT attrs FROM item").filter { ValueCodec.dictionaryID(of: [UInt8]($0)) != 0 }.count
+            try Data.fetchAll(db, sql: "SELECT attrs FROM item UNION ALL SELECT data FROM recordBlock")
+                .filter { ValueCodec.dictionaryID(of: [UInt8]($0)) != 0 }.count
         }
         XCTAssertGreaterThan(dictionaryRecords, 20, "the seed's records use the dictionary")
         try store.close()

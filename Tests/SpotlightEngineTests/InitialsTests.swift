@@ -159,9 +159,12 @@ final class InitialsTests: XCTestCase {
         TermBlocks.writesRows.store(true, ordering: .relaxed)
         defer { TermBlocks.writesRows.store(false, ordering: .relaxed) }
         let words = ["three", "four", "five"]
-        try store.apply((0..<2_000).map { i in
-            .upsert(item("f\(i)", title: "format " + words[i % 3], text: "number \(i)"))
-        }, now: now)
+        // (Items in rows, as format 3 kept them.)
+        try withRowItems {
+            try store.apply((0..<2_000).map { i in
+                .upsert(item("f\(i)", title: "format " + words[i % 3], text: "number \(i)"))
+            }, now: now)
+        }
         for i in 2_000..<2_010 { try store.apply([.upsert(item("f\(i)", title: "format late " + words[i % 3]))], now: now) }
         let queries = ["format f", "three f", "format t", "numb", "number 17", "late", "format l", "fiv"]
         let before = try queries.map { try searchBothWays($0, limit: 0).map(\.item.uniqueIdentifier) }

@@ -64,7 +64,7 @@ final class PendingPrefixesTests: XCTestCase {
     }
 
     func itemID(_ uid: String) throws -> Int64 {
-        try XCTUnwrap(store.read { try Int64.fetchOne($0, sql: "SELECT id FROM item WHERE uid = ?", arguments: [uid]) })
+        try XCTUnwrap(store.catalogueID(uid))
     }
 
     func testSmallWritesLeaveTheirChangesPendingAndSearchesStayExact() throws {

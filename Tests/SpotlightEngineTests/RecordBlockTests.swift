@@ -42,13 +42,36 @@ final class RecordBlockTests: XCTestCase {
         try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item WHERE length(attrs) > 0") } ?? 0
     }
 
+    /// The identifiers of the live items whose records are in the block `id…last`, by id: catalogued items, or row
+    /// items whose row holds no record.
+    func blockItems(_ id: Int64, _ last: Int64) throws -> [String] {
+        try store.read { db in
+            let catalog = ItemCatalog(db)
+            var uids: [String] = []
+            try catalog.forEachID(in: id...last) { item in
+                if let entry = try catalog.entry(id: item), entry.record.isEmpty { uids.append(entry.uid) }
+            }
+            return uids
+        }
+    }
+
     func search(_ text: String) throws -> [String] {
         try store.search(text, options: TextSearchOptions(limit: 0)).map(\.item.uniqueIdentifier)
     }
 
+    /// Both ways a large write stores its items: catalogued in their blocks (format 13), and as rows whose records
+    /// are in blocks (format 7 to 12).
     func testALargeWriteStoresItsRecordsInBlocksThatReadBackWhole() throws {
+        try largeWriteReadsBackWhole(catalogued: true)
+        try store.apply([.deleteAll])
+        try withRowItems { try largeWriteReadsBackWhole(catalogued: false) }
+    }
+
+    func largeWriteReadsBackWhole(catalogued: Bool) throws {
         let written = items(0..<1_000)
         try store.apply(written.map { .upsert($0) })
+        let rows = try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") } ?? 0
+        XCTAssertEqual(rows, catalogued ? try inRows() : 1_000, "catalogued items have no row but the last few")
         let blocks = try blocks()
         XCTAssertGreaterThan(blocks.count, 1_000 / RecordBlocks.maximumRecords)
         XCTAssertEqual(blocks.reduce(0) { $0 + $1.count } + (try inRows()), 1_000)
@@ -65,7 +88,23 @@ final class RecordBlockTests: XCTestCase {
         // Smaller than the same records compressed one by one.
         let together = try store.read { try Int.fetchOne($0, sql: "SELECT sum(length(data)) FROM recordBlock") } ?? 0
         let dictionary = try XCTUnwrap(try store.read { try RecordDictionary.current(in: $0) })
-        let alone = written.reduce(0) { $0 + ValueCodec.stored(attributes: $1.attributes, custom: $1.customAttributes, dictionary: dictionary).count }
+        var alone = written.reduce(0) { $0 + ValueCodec.stored(attributes: $1.attributes, custom: $1.customAttributes, dictionary: dictionary).count }
+        if catalogued {
+            // A catalogue block also holds its items' fields, which would otherwise be their rows.
+            alone += try store.read { db in
+                let catalog = ItemCatalog(db)
+                return try written.reduce(0) { total, item in
+                    let entry = try XCTUnwrap(try catalog.entry(uid: item.uniqueIdentifier))
+                    guard case .block = entry.location else { return total }
+                    let signals = try XCTUnwrap(try catalog.signals(of: entry.id))
+                    var initials: [UInt8] = []
+                    try catalog.withInitials(of: entry.id) { initials = Array($0) }
+                    return total + ItemCatalog.Fields.encode([ItemCatalog.Fields(
+                        uid: entry.uid, domain: entry.domain, expires: entry.expires, hint: entry.hint, lastUsed: entry.lastUsed,
+                        name: signals.name, initials: initials)]).count
+                }
+            }
+        }
         XCTAssertLessThan(Double(together), Double(alone) * 0.85, "\(together) bytes in blocks against \(alone) alone")
         XCTAssertEqual(try store.count(), 1_000)
         try store.checkIntegrity()
@@ -145,10 +184,7 @@ final class RecordBlockTests: XCTestCase {
         XCTAssertGreaterThan(blocks.count, Writer.blocksHeld, "the write compressed blocks while it went on")
         var deadBlocks = 0
         for block in blocks {
-            let liveInBlock = try store.read {
-                try Int.fetchOne($0, sql: "SELECT count(*) FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0",
-                                 arguments: [block.id, block.last])
-            } ?? 0
+            let liveInBlock = try blockItems(block.id, block.last).count
             XCTAssertEqual(block.count - block.dead, liveInBlock, "block \(block.id)…\(block.last)")
             XCTAssertGreaterThan(liveInBlock, 0, "a block with no live record is not written")
             if block.dead > 0 { deadBlocks += 1 }
@@ -167,10 +203,7 @@ final class RecordBlockTests: XCTestCase {
         let before = try blocks()
         let first = try XCTUnwrap(before.first)
         // The items of the first block, by id order.
-        let firstItems = try store.read { db in
-            try String.fetchAll(db, sql: "SELECT uid FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0 ORDER BY id",
-                                arguments: [first.id, first.last])
-        }
+        let firstItems = try blockItems(first.id, first.last)
         XCTAssertEqual(firstItems.count, first.count)
         // An update that merges attributes reads the old record from its block.
         let change = StoredItem(uniqueIdentifier: firstItems[0], domainIdentifier: nil, expirationDate: later,
@@ -195,10 +228,7 @@ final class RecordBlockTests: XCTestCase {
         }
         // Deleting every record of a block deletes it in the same transaction.
         let second = try XCTUnwrap(try blocks().first)
-        let secondItems = try store.read { db in
-            try String.fetchAll(db, sql: "SELECT uid FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0",
-                                arguments: [second.id, second.last])
-        }
+        let secondItems = try blockItems(second.id, second.last)
         try store.apply([.delete(identifiers: secondItems)])
         XCTAssertFalse(try blocks().contains { $0.id == second.id })
         XCTAssertEqual(try store.count(), 640 - (half - 1) - secondItems.count)
@@ -243,17 +273,14 @@ final class RecordBlockTests: XCTestCase {
         try store.close()
         store = try IndexStore(url: url, create: false)
         let indexes = try store.read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recordBlock'") }
-        XCTAssertEqual(indexes, ["recordBlock_dead"])
+        XCTAssertEqual(Set(indexes), ["recordBlock_dead", "recordBlock_catalog"])
         // And it finds what the old condition found: more than half of the first two blocks deleted, one record of
         // the third.
         let three = Array(try blocks().prefix(3))
         XCTAssertEqual(three.count, 3)
         var doomed: [String] = []
         for (n, block) in three.enumerated() {
-            let uids = try store.read { db in
-                try String.fetchAll(db, sql: "SELECT uid FROM item WHERE id BETWEEN ? AND ? AND length(attrs) = 0 ORDER BY id",
-                                    arguments: [block.id, block.last])
-            }
+            let uids = try blockItems(block.id, block.last)
             doomed += uids.prefix(n < 2 ? block.count / 2 + 1 : 1)
         }
         try store.apply([.delete(identifiers: doomed)])
@@ -307,13 +334,53 @@ final class RecordBlockTests: XCTestCase {
             }
         }
         // A damaged frame in the file: reading the item fails with `.corruptIndex`, and the integrity check says so.
-        try store.apply(items(0..<200).map { .upsert($0) })
-        let block = try XCTUnwrap(try blocks().first)
-        try store.pool.write { try $0.execute(sql: "UPDATE recordBlock SET data = x'28B52FFD00DEADBEEF' WHERE id = ?", arguments: [block.id]) }
-        let uid = try XCTUnwrap(try store.read { try String.fetchOne($0, sql: "SELECT uid FROM item WHERE id = ?", arguments: [block.id]) })
-        XCTAssertThrowsError(try store.item(withIdentifier: uid)) { error in
-            XCTAssertEqual((error as? EngineError)?.code, .corruptIndex)
+        for catalogued in [true, false] {
+            try store.apply([.deleteAll])
+            if catalogued {
+                try store.apply(items(0..<200).map { .upsert($0) })
+            } else {
+                try withRowItems { try store.apply(items(0..<200).map { .upsert($0) }) }
+            }
+            let block = try XCTUnwrap(try blocks().first)
+            let uid = try XCTUnwrap(try store.catalogueEntry(block.id)?.uid)
+            try store.pool.write { try $0.execute(sql: "UPDATE recordBlock SET data = x'28B52FFD00DEADBEEF' WHERE id = ?", arguments: [block.id]) }
+            XCTAssertThrowsError(try store.item(withIdentifier: uid)) { error in
+                XCTAssertEqual((error as? EngineError)?.code, .corruptIndex)
+            }
+            XCTAssertThrowsError(try store.checkIntegrity())
         }
-        XCTAssertThrowsError(try store.checkIntegrity())
+    }
+
+    /// A catalogue block (format 13) reads back its items' fields with their records; damaged bytes are damage,
+    /// never a trap.
+    func testCatalogueBlocksRoundTripAndDamageIsNotATrap() throws {
+        let records: [(id: Int64, plain: [UInt8])] = (0..<20).map { k in
+            (Int64(100 + k * 3), ValueCodec.encode(attributes: ["title": .string("record \(k)")], custom: [:]))
+        }
+        let fields = (0..<20).map { (k: Int) -> ItemCatalog.Fields in
+            let domain: String? = k % 3 == 0 ? nil : "d.\(k % 4)"
+            let expires: Double = k % 5 == 0 ? 700_000_000 + Double(k) : ItemCatalog.Fields.never
+            let hint: Double? = k % 2 == 0 ? Double(k) / 3 : nil
+            let lastUsed: Double? = k % 7 == 0 ? 600_000_000.5 : nil
+            let name = NameSignals(words: k % 4, first: k % 4 == 0 ? "" : "record", key: UInt64(k) &* 0x9E37_79B9_7F4A_7C15)
+            let initials = [UInt8](repeating: UInt8(k), count: k % (Initials.byteCount + 1))
+            return ItemCatalog.Fields(uid: "item-\(k)-" + String(repeating: "é", count: k), domain: domain, expires: expires,
+                                      hint: hint, lastUsed: lastUsed, name: name, initials: initials)
+        }
+        let plain = RecordBlocks.encode(records, catalogue: fields)
+        let decoded = try RecordBlocks.decode(plain, id: 100)
+        XCTAssertEqual(decoded.catalogue, fields)
+        for record in records { XCTAssertEqual(decoded.record(of: record.id).map(Array.init), record.plain) }
+        XCTAssertNil(try RecordBlocks.decode(RecordBlocks.encode(records), id: 100).catalogue, "another block has none")
+        var random = SplitMix64(state: 13)
+        for cut in 0..<plain.count { _ = try? RecordBlocks.decode(Array(plain.prefix(cut)), id: 100) }
+        for _ in 0..<3_000 {
+            var damaged = plain
+            damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next())
+            if let read = try? RecordBlocks.decode(damaged, id: 100) {
+                for record in records { _ = read.record(of: record.id) }
+                XCTAssertEqual(read.catalogue?.count ?? 20, 20)
+            }
+        }
     }
 }

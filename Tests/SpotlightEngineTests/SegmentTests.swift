@@ -605,7 +605,8 @@ final class SegmentTests: XCTestCase {
             // The items a round replaced or deleted left every list (searches skip what a list still names, so
             // only the lists themselves show it).
             let stale = try store.read { db -> [String] in
-                let existing = Set(try Int64.fetchAll(db, sql: "SELECT id FROM item"))
+                var existing = Set<Int64>()
+                try ItemCatalog(db).forEachID(in: Int64.min...Int64.max) { existing.insert($0) }
                 return try Row.fetchAll(db, sql: "SELECT prefix, entries FROM prefixTop").compactMap { row in
                     let entries = PrefixLists.decode(try row.stored(1) as Data)
                     return entries.contains { !existing.contains($0.item) } ? try row.stored(0) as String : nil
@@ -868,8 +869,11 @@ final class SegmentTests: XCTestCase {
         XCTAssertFalse(try store.read { try Int64.fetchAll($0, sql: "SELECT id FROM postingData") }.isEmpty, "a long list")
         XCTAssertTrue(try store.read { try Int.fetchAll($0, sql: "SELECT length(data) FROM termBlock") }.allSatisfy { $0 <= TermBlocks.targetBytes },
                       "each block fits its page")
-        let uids = Dictionary(uniqueKeysWithValues: try store.read { try Row.fetchAll($0, sql: "SELECT id, uid FROM item") }
-            .map { (try $0.stored(0) as Int64, try $0.stored(1) as String) })
+        let uids = Dictionary(uniqueKeysWithValues: try store.read { db in
+            var pairs: [(Int64, String)] = []
+            try ItemCatalog(db).forEachEntry { pairs.append(($0.id, $0.uid)); return true }
+            return pairs
+        })
         func read(_ body: (Database, inout Set<String>) throws -> Void) throws -> Set<String> {
             try store.read { db in
                 var found = Set<String>()
