@@ -15,7 +15,7 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 12):
+/// Schema (format version 13):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `nextTerm`
 ///   (the next term id), `domainTerms`, `keywordTerms` and `exactDomainTerms` (every item posts its domain's
 ///   words, its keywords and its domain whole under terms of their own, `TextIndexer`; a store with
@@ -24,6 +24,8 @@ import Darwin
 ///   item; `attrs` is `ValueCodec` bytes, or empty when the record is in a block (`recordBlock`); the `name…`
 ///   columns are its `NameSignals` (the key's hash as a 64-bit integer); `initials` its best match per one-letter
 ///   prefix (`Initials`, at most 18 bytes). `item_expires` indexes the items that expire only; stores of format 11 and before also have `item_domain`.
+///   Items of large writes have no row since format 13 (`ItemCatalog`): their fields are in their record block,
+///   their identifiers in `itemKey(uid, id)`, the expiry of those that expire in `itemExpiry(expires, id)`.
 /// - `term(text, id, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
 /// - `segment(id, firstItem, lastItem, items, postings, deadItems, token, packed)`, `termBlock(id, data)` (format
@@ -36,8 +38,9 @@ import Darwin
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
 /// - `recordDictionary(id, data)`: the zstd dictionaries `attrs` frames are compressed with (`RecordDictionary`);
 ///   `meta.recordDictionary` names the one writes use.
-/// - `recordBlock(id, last, count, dead, data)`: the records of large writes, compressed a block at a time
-///   (`RecordBlocks`).
+/// - `recordBlock(id, last, count, dead, data, catalog, gone)`: the records of large writes, compressed a block at a
+///   time (`RecordBlocks`); a catalogue block (`catalog = 1`) also holds its items' fields, `gone` a bit per item
+///   deleted since.
 /// - `prefixPending(seq, item, removed, at, terms)`: the prefix-list changes small writes left for later
 ///   (`PendingPrefixes`).
 /// - `dfPending(seq, terms)`: the document-frequency decrements small writes left for later, one row per write
@@ -54,7 +57,8 @@ package final class IndexStore: Sendable {
     /// 10 by its version (segments stored as posting rows, read as they are and written again as term blocks by the
     /// maintenance, `SegmentMerger.nextMerge`), format 11 by its version (items without exact domain terms, so
     /// domains are found through `item_domain` as before: a format 11 reader of a format 12 store would have no
-    /// such index and no way to find a domain's items but a scan).
+    /// such index and no way to find a domain's items but a scan), format 12 by its version and the catalogue's
+    /// tables and columns (its items keep their rows; a format 12 reader would not see catalogued items).
     package static let formatVersion = 13
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);

@@ -18,7 +18,9 @@ import Synchronization
 ///   records' lengths as varints, then the records (`ValueCodec.encode`'s bytes).
 /// - A *catalogue block* (format 13, `catalog = 1`) holds catalogued items, which have no item row: its plain bytes
 ///   start with a 0 byte (a block's count is never 0) and the length of its catalogue section as a varint, then the
-///   section (`ItemCatalog.Fields` of each item, in the block's order), then the bytes above. `gone` has a bit per
+///   section (`ItemCatalog.Fields` of each item, in the block's order), then the bytes above; the fields that do not
+///   compress (each name's 64-bit key and initials) are in `rawFields`, outside the frame (through zstd at level 9
+///   they cost a twentieth of PyPI's bulk load and saved nothing). `gone` has a bit per
 ///   position of its items deleted since (`dead` counts them too).
 ///
 /// A block is written once and never changed but for its `dead` count (and its frame, compressed again with the
@@ -38,7 +40,7 @@ enum RecordBlocks {
     static let tableSQL = """
         CREATE TABLE IF NOT EXISTS recordBlock(
             id INTEGER PRIMARY KEY, last INTEGER NOT NULL, count INTEGER NOT NULL, dead INTEGER NOT NULL DEFAULT 0,
-            data BLOB NOT NULL, catalog INTEGER NOT NULL DEFAULT 0, gone INTEGER NOT NULL DEFAULT 0);
+            data BLOB NOT NULL, catalog INTEGER NOT NULL DEFAULT 0, gone INTEGER NOT NULL DEFAULT 0, rawFields BLOB);
         \(sparseIndexSQL)
         """
 
@@ -46,7 +48,8 @@ enum RecordBlocks {
     /// gone.
     static let catalogueColumnsSQL = """
         ALTER TABLE recordBlock ADD COLUMN catalog INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE recordBlock ADD COLUMN gone INTEGER NOT NULL DEFAULT 0
+        ALTER TABLE recordBlock ADD COLUMN gone INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE recordBlock ADD COLUMN rawFields BLOB
         """
 
     /// The catalogue blocks, with what counting and listing catalogued items reads of them (format 13): a scan of
@@ -116,8 +119,9 @@ enum RecordBlocks {
         }
     }
 
-    /// Decodes a block's plain bytes; damage throws `.corruptIndex`, never traps.
-    static func decode(_ bytes: [UInt8], id: Int64) throws -> Decoded {
+    /// Decodes a block's plain bytes, with a catalogue block's `rawFields` its fields (without them, its records
+    /// only); damage throws `.corruptIndex`, never traps.
+    static func decode(_ bytes: [UInt8], id: Int64, rawFields: [UInt8]? = nil) throws -> Decoded {
         var reader = ValueCodec.Reader(bytes: bytes)
         var section: ArraySlice<UInt8>? = nil
         if bytes.first == 0 {
@@ -151,15 +155,15 @@ enum RecordBlocks {
             start += length
         }
         var decoded = Decoded(ids: ids, ranges: ranges, bytes: bytes)
-        if let section {
-            decoded.catalogue = try ItemCatalog.Fields.decode(Array(section), count: count, block: id)
+        if let section, let rawFields {
+            decoded.catalogue = try ItemCatalog.Fields.decode(Array(section), raw: rawFields, count: count, block: id)
         }
         return decoded
     }
 
     /// Decodes a block's stored frame (the store's dictionaries read from `db`).
-    static func decode(frame: [UInt8], id: Int64, in db: Database) throws -> Decoded {
-        try decode(try ValueCodec.plain(frame, dictionary: { try RecordDictionary.named($0, in: db) }), id: id)
+    static func decode(frame: [UInt8], id: Int64, rawFields: [UInt8]? = nil, in db: Database) throws -> Decoded {
+        try decode(try ValueCodec.plain(frame, dictionary: { try RecordDictionary.named($0, in: db) }), id: id, rawFields: rawFields)
     }
 
     static func damaged(_ id: Int64) -> EngineError {
@@ -178,6 +182,8 @@ enum RecordBlocks {
         var id: Int64
         var length: Int
         var hash: UInt64
+        /// Of a catalogue block's `rawFields` (0: read without them).
+        var raw: UInt64 = 0
     }
 
     /// A hash of a block's stored bytes, eight at a time (multiply and rotate, as FxHash does): the cache's key tells
@@ -216,11 +222,14 @@ enum RecordBlocks {
         return found
     }
 
-    /// The block `id` decoded from its stored bytes `data`, from the cache when it was decoded lately.
-    static func decoded(id: Int64, data: UnsafeRawBufferPointer, in db: Database) throws -> Decoded {
-        let key = CacheKey(path: storePath(db), id: id, length: data.count, hash: fingerprint(data))
+    /// The block `id` decoded from its stored bytes `data` (and a catalogue block's `rawFields`, for its items'
+    /// fields), from the cache when it was decoded lately.
+    static func decoded(id: Int64, data: UnsafeRawBufferPointer, rawFields: UnsafeRawBufferPointer? = nil,
+                        in db: Database) throws -> Decoded {
+        let raw = rawFields.map { fingerprint($0) | 1 } ?? 0
+        let key = CacheKey(path: storePath(db), id: id, length: data.count, hash: fingerprint(data), raw: raw)
         if let cached = cache.withLock({ $0.entries[key] }) { return cached }
-        let decoded = try decode(frame: [UInt8](data), id: id, in: db)
+        let decoded = try decode(frame: [UInt8](data), id: id, rawFields: rawFields.map { [UInt8]($0) }, in: db)
         cache.withLock { cache in
             if cache.entries.count >= cacheCapacity, !cache.order.isEmpty {
                 let evicted = cache.order.prefix(cacheCapacity / 4)
@@ -322,14 +331,15 @@ enum RecordBlocks {
     /// blocks it removed; at most `limit` per call (a transaction of the maintenance).
     static func compactSparse(_ db: Database, dictionary: RecordDictionary?, limit: Int = 64) throws -> Int {
         // In the index's order, not by id: ordered by id, SQLite would rather scan the table in id order.
-        let blocks = try Row.fetchAll(db, sql: "SELECT id, last, data, catalog, gone FROM recordBlock WHERE \(sparseCondition) LIMIT ?",
+        let blocks = try Row.fetchAll(db, sql: "SELECT id, last, data, catalog, gone, rawFields FROM recordBlock WHERE \(sparseCondition) LIMIT ?",
                                       arguments: [limit])
         let catalog = ItemCatalog(db)
         for row in blocks {
             let id: Int64 = try row.stored(0)
             let last: Int64 = try row.stored(1)
             let data: Data = try row.stored(2)
-            let decoded = try decode(frame: [UInt8](data), id: id, in: db)
+            let raw = (try row.stored(5) as Data?).map { [UInt8]($0) }
+            let decoded = try decode(frame: [UInt8](data), id: id, rawFields: raw, in: db)
             if try row.stored(3) as Int64 != 0 {
                 // Catalogued items have no row: the live ones get one (their fields and their record), and lose
                 // their catalogue entries.

@@ -236,6 +236,7 @@ final class ItemCatalogTests: XCTestCase {
             try db.execute(sql: """
                 DROP TABLE itemKey; DROP TABLE itemExpiry; DROP INDEX recordBlock_catalog;
                 ALTER TABLE recordBlock DROP COLUMN catalog; ALTER TABLE recordBlock DROP COLUMN gone;
+                ALTER TABLE recordBlock DROP COLUMN rawFields;
                 UPDATE meta SET value = 12 WHERE key = 'formatVersion';
                 """)
         }

@@ -368,16 +368,26 @@ final class RecordBlockTests: XCTestCase {
                                       hint: hint, lastUsed: lastUsed, name: name, initials: initials)
         }
         let plain = RecordBlocks.encode(records, catalogue: fields)
-        let decoded = try RecordBlocks.decode(plain, id: 100)
+        let raw = ItemCatalog.Fields.encodeRaw(fields)
+        let decoded = try RecordBlocks.decode(plain, id: 100, rawFields: raw)
         XCTAssertEqual(decoded.catalogue, fields)
         for record in records { XCTAssertEqual(decoded.record(of: record.id).map(Array.init), record.plain) }
+        let recordsOnly = try RecordBlocks.decode(plain, id: 100)
+        XCTAssertNil(recordsOnly.catalogue, "read without its raw fields: its records only")
+        for record in records { XCTAssertEqual(recordsOnly.record(of: record.id).map(Array.init), record.plain) }
         XCTAssertNil(try RecordBlocks.decode(RecordBlocks.encode(records), id: 100).catalogue, "another block has none")
         var random = SplitMix64(state: 13)
-        for cut in 0..<plain.count { _ = try? RecordBlocks.decode(Array(plain.prefix(cut)), id: 100) }
+        for cut in 0..<plain.count { _ = try? RecordBlocks.decode(Array(plain.prefix(cut)), id: 100, rawFields: raw) }
+        for cut in 0..<raw.count { XCTAssertThrowsError(try RecordBlocks.decode(plain, id: 100, rawFields: Array(raw.prefix(cut)))) }
+        XCTAssertThrowsError(try RecordBlocks.decode(plain, id: 100, rawFields: raw + [0]), "raw bytes left over")
         for _ in 0..<3_000 {
-            var damaged = plain
-            damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next())
-            if let read = try? RecordBlocks.decode(damaged, id: 100) {
+            var damaged = plain, damagedRaw = raw
+            if random.next() % 2 == 0 {
+                damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next())
+            } else {
+                damagedRaw[Int(random.next() % UInt64(damagedRaw.count))] = UInt8(truncatingIfNeeded: random.next())
+            }
+            if let read = try? RecordBlocks.decode(damaged, id: 100, rawFields: damagedRaw) {
                 for record in records { _ = read.record(of: record.id) }
                 XCTAssertEqual(read.catalogue?.count ?? 20, 20)
             }
