@@ -217,17 +217,39 @@ final class ItemCatalog {
     private var blockHolding: Statement?
     private var blockByID: Statement?
 
+    /// The last block `block(holding:)` found, with its last id: readers that go through many items in id order (a
+    /// prefix list's refill reads thousands) find each block once. Forgotten by every write through this object.
+    private var lastBlock: (block: Block, last: Int64)?
+
     /// The catalogue block whose range holds `item` (nil when the block there, if any, is not a catalogue block).
     private func block(holding item: Int64) throws -> Block? {
         guard try hasCatalogue else { return nil }
+        if let memo = lastBlock, memo.block.id <= item, item <= memo.last { return memo.block }
         let statement = try self.statement(&blockHolding, """
             SELECT id, count, dead, gone, data, rawFields, last FROM recordBlock WHERE id <= ? AND catalog = 1 ORDER BY id DESC LIMIT 1
             """)
         var found: Block?
         try IndexStore.forEachRawRow(db, statement, int64: item) { h in
-            guard try RawColumn.integer(h, 6) >= item else { return }
-            found = try Self.block(h, db)
+            let last = try RawColumn.integer(h, 6)
+            guard last >= item else { return }
+            let block = try Self.block(h, db)
+            found = block
+            lastBlock = (block, last)
         }
+        return found
+    }
+
+    private var blockBelow: Statement?
+
+    /// Where the catalogue blocks that may hold ids from `lower` on start: the id of the block whose range may hold
+    /// `lower` (blocks never overlap), else `lower`. Asking for the blocks with `id <= upper AND last >= lower`
+    /// stepped `recordBlock_catalog` from its first entry (no index orders by `last`): PyPI's 14,000 entries for
+    /// every small segment's columns a search built after a single write (upsert visible p50 1.3 → 8.5 ms).
+    private func firstBlock(from lower: Int64) throws -> Int64 {
+        var found = lower
+        try IndexStore.forEachRawRow(db, try statement(&blockBelow, """
+            SELECT id FROM recordBlock WHERE catalog = 1 AND id <= ? ORDER BY id DESC LIMIT 1
+            """), int64: lower) { found = try RawColumn.integer($0, 0) }
         return found
     }
 
@@ -274,8 +296,8 @@ final class ItemCatalog {
         // (Through `recordBlock_catalog`: the ids first, then each block; stepping one statement while reading
         // through another is fine, but the ids are few: a block holds up to 64 items.)
         let ids = try Int64.fetchAll(db, sql: """
-            SELECT id FROM recordBlock WHERE catalog = 1 AND id <= ? AND last >= ? ORDER BY id
-            """, arguments: [range.upperBound, range.lowerBound])
+            SELECT id FROM recordBlock WHERE catalog = 1 AND id BETWEEN ? AND ? AND last >= ? ORDER BY id
+            """, arguments: [try firstBlock(from: range.lowerBound), range.upperBound, range.lowerBound])
         for id in ids {
             guard let block = try block(id: id) else { continue }
             guard try body(block) else { return }
@@ -698,8 +720,8 @@ final class ItemCatalog {
     private func forEachCataloguedID(in range: ClosedRange<Int64>, _ body: (Int64) throws -> Void) throws {
         guard try hasCatalogue else { return }
         let rows = try Row.fetchAll(db, sql: """
-            SELECT id, last, count, gone FROM recordBlock WHERE catalog = 1 AND id <= ? AND last >= ? ORDER BY id
-            """, arguments: [range.upperBound, range.lowerBound])
+            SELECT id, last, count, gone FROM recordBlock WHERE catalog = 1 AND id BETWEEN ? AND ? AND last >= ? ORDER BY id
+            """, arguments: [try firstBlock(from: range.lowerBound), range.upperBound, range.lowerBound])
         for row in rows {
             let first: Int64 = try row.stored(0), last: Int64 = try row.stored(1), count: Int64 = try row.stored(2)
             let gone = UInt64(bitPattern: try row.stored(3))
@@ -809,6 +831,7 @@ final class ItemCatalog {
     /// Removes an item (its postings stay behind, dead, until their segment is merged). A row item whose record is
     /// in a block is the caller's to count dead there (`RecordBlocks.noteDeleted`).
     func delete(_ entry: Entry) throws {
+        lastBlock = nil
         switch entry.location {
         case .row:
             try statement(&deleteStatement, "DELETE FROM item WHERE id = ?").execute(arguments: [entry.id])
@@ -836,6 +859,7 @@ final class ItemCatalog {
 
     /// Removes every item (the writer deletes the record blocks).
     func deleteAll() throws {
+        lastBlock = nil
         try db.execute(sql: "DELETE FROM item")
         pending.removeAll()
         pendingIDs.removeAll()
@@ -854,6 +878,7 @@ final class ItemCatalog {
     /// positions in `dead` deleted already (by the write that made it): the live items get their identifier and
     /// expiry entries, and are no longer pending.
     func insertBlock(first: Int64, last: Int64, ids: [Int64], fields: [Fields], frame: [UInt8], dead: [Int]) throws {
+        lastBlock = nil
         guard ids.count == fields.count, ids.count <= 64 else { throw EngineError(.corruptIndex, "a catalogue block of \(ids.count) items") }
         var gone: UInt64 = 0
         for position in dead { gone |= 1 << UInt64(position) }
@@ -878,6 +903,7 @@ final class ItemCatalog {
     /// Gives the live items of catalogue block `block` rows of their own (each record stored alone) and removes
     /// their catalogue entries; the caller deletes the block.
     func moveToRows(block: Int64, decoded: RecordBlocks.Decoded, gone: UInt64, dictionary: RecordDictionary?) throws {
+        lastBlock = nil
         guard let catalogue = decoded.catalogue, catalogue.count == decoded.ids.count else { throw RecordBlocks.damaged(block) }
         for (position, id) in decoded.ids.enumerated() where position >= 64 || gone & (1 << UInt64(position)) == 0 {
             let fields = catalogue[position]

@@ -708,7 +708,8 @@ enum PrefixLists {
         let capacity = capacity(of: prefix)
         var best = Changes.Added(capacity: capacity)
         var found = 0
-        for (item, points) in bestPoints {
+        // In id order: catalogued items of one block are read together (`ItemCatalog` keeps the last block read).
+        for (item, points) in bestPoints.sorted(by: { $0.key < $1.key }) {
             guard let signals = try catalog.signals(of: item) else { continue }
             let key = key(points: points, prefix: prefix, prefixHash: prefixKey, name: signals.name,
                           hint: signals.hint, lastUsed: signals.lastUsed, now: now)
