@@ -350,10 +350,16 @@ final class ProcessTests: IndexTestCase {
             if try file.read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM recordDictionary") }) ?? 0 > 0 { trained += 1 }
             // Records compressed with a dictionary (zstd frames whose header names one: bytes 4–5 hold the frame
             // header descriptor, whose low two bits give the dictionary id's size).
+            // (Records in their rows, and the live records of blocks: a catalogued item has no row.)
             compressed += try file.read { db in
-                try Data.fetchAll(db, sql: "SELECT attrs FROM item").filter { data in
+                func namesDictionary(_ data: Data) -> Bool {
                     data.count > 5 && data.prefix(4) == Data([0x28, 0xB5, 0x2F, 0xFD]) && data[data.startIndex + 4] & 3 != 0
-                }.count
+                }
+                let rows = try Data.fetchAll(db, sql: "SELECT attrs FROM item").filter(namesDictionary).count
+                let blocks = try Row.fetchAll(db, sql: "SELECT data, count - dead FROM recordBlock").reduce(0) { total, row in
+                    total + (namesDictionary(row[0]) ? row[1] as Int : 0)
+                }
+                return rows + blocks
             }
             try file.close()
             checked += acknowledged + 1
