@@ -25,7 +25,8 @@ import Darwin
 ///   columns are its `NameSignals` (the key's hash as a 64-bit integer); `initials` its best match per one-letter
 ///   prefix (`Initials`, at most 18 bytes). `item_expires` indexes the items that expire only; stores of format 11 and before also have `item_domain`.
 ///   Items of large writes have no row since format 13 (`ItemCatalog`): their fields are in their record block,
-///   their identifiers in `itemKey(uid, id)`, the expiry of those that expire in `itemExpiry(expires, id)`.
+///   their identifiers in `itemKey(uid, id)`, the expiry of those that expire in `itemExpiry(expires, id)`, the
+///   hint and last use of those that have one in `itemRanked(id, hint, lastUsed)`.
 /// - `term(text, id, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
 ///   never deleted or renumbered, so a process may cache term ids.
 /// - `segment(id, firstItem, lastItem, items, postings, deadItems, token, packed)`, `termBlock(id, data)` (format

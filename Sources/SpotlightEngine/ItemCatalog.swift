@@ -11,8 +11,9 @@ import Synchronization
 /// - **Row items** have a row of the `item` table (with a unique index by identifier): single writes, updates, the
 ///   few records a large write leaves alone, and every item of a store written before format 13.
 /// - **Catalogued items** have no row: a large write's new items (those whose records go into blocks) keep their
-///   fields (`Fields`) in their record block's catalogue section, their identifier in `itemKey(uid, id)` and, when
-///   they expire, their expiry in `itemExpiry(expires, id)`. A row and an index entry per item were 93 MB of PyPI's
+///   fields (`Fields`) in their record block's catalogue section, their identifier in `itemKey(uid, id)`, when
+///   they expire their expiry in `itemExpiry(expires, id)`, and when they have a hint or a last use both in
+///   `itemRanked`. A row and an index entry per item were 93 MB of PyPI's
 ///   262 MB (item rows 65 MB: ~66 bytes each, identifier 18, domain, expiry, name signals, initials, row
 ///   overhead; the identifier index 28 MB); in its block an item's fields compress with its record (its
 ///   identifier and first name word repeat its name, its domain and expiry its neighbours'). Deleting one sets
@@ -189,6 +190,8 @@ final class ItemCatalog {
     static let tablesSQL = """
         CREATE TABLE IF NOT EXISTS itemKey(uid TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS itemExpiry(expires REAL NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(expires, id)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS itemRanked(id INTEGER PRIMARY KEY, hint REAL, lastUsed REAL);
+        CREATE INDEX IF NOT EXISTS itemRanked_order ON itemRanked(hint DESC, lastUsed DESC, id);
         \(RecordBlocks.catalogueIndexSQL)
         """
 
@@ -270,10 +273,16 @@ final class ItemCatalog {
                      gone: UInt64(bitPattern: try RawColumn.integer(h, 3)), decoded: decoded)
     }
 
-    /// The catalogued item `id`, unless it is gone.
-    private func catalogued(_ id: Int64) throws -> Entry? {
+    /// The block and position of the catalogued item `id`, unless it is gone.
+    private func cataloguedPlace(_ id: Int64) throws -> (block: Block, position: Int)? {
         guard let block = try block(holding: id), let position = block.decoded.position(of: id),
               !block.isGone(position) else { return nil }
+        return (block, position)
+    }
+
+    /// The catalogued item `id`, unless it is gone.
+    private func catalogued(_ id: Int64) throws -> Entry? {
+        guard let (block, position) = try cataloguedPlace(id) else { return nil }
         return Self.entry(id, block.decoded.catalogue![position], location: .block(block.id, position: position),
                           plain: block.decoded.bytes[block.decoded.ranges[position]])
     }
@@ -315,7 +324,6 @@ final class ItemCatalog {
     /// The columns an `Entry` is read from, in `entry(_:)`'s order.
     private static let entryColumns = "id, uid, domain, expires, hint, lastUsed, attrs"
 
-    private var byID: Statement?
     private var byUID: Statement?
     private var liveByID: Statement?
     private var idByUID: Statement?
@@ -429,8 +437,7 @@ final class ItemCatalog {
                 SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ?
                 """), int64: id, read)
         }
-        if found == nil, let block = try block(holding: id), let position = block.decoded.position(of: id),
-           !block.isGone(position) {
+        if found == nil, let (block, position) = try cataloguedPlace(id) {
             let fields = block.decoded.catalogue![position]
             guard fields.expires > now ?? -.infinity else { return nil }
             found = Signals(uid: fields.uid, hint: fields.hint, lastUsed: fields.lastUsed, name: fields.name)
@@ -449,7 +456,7 @@ final class ItemCatalog {
         let initials: [UInt8]
         if let fields = pending[id] {
             initials = fields.initials
-        } else if let block = try block(holding: id), let position = block.decoded.position(of: id), !block.isGone(position) {
+        } else if let (block, position) = try cataloguedPlace(id) {
             initials = block.decoded.catalogue![position].initials
         } else {
             return
@@ -624,17 +631,23 @@ final class ItemCatalog {
             if a.lastUsed != b.lastUsed { return b.lastUsed == nil || (a.lastUsed != nil && a.lastUsed! > b.lastUsed!) }
             return a.id < b.id
         }
-        var best: [Ranked] = try rows.map { (try $0.stored(0), try $0.stored(1), try $0.stored(2)) }
-        try forEachBlock(in: Int64.min...Int64.max) { block in
-            for entry in Self.liveEntries(block) where entry.expires > now {
-                let ranked: Ranked = (entry.id, entry.hint, entry.lastUsed)
-                guard best.count < limit || precedes(ranked, best[best.count - 1]) else { continue }
-                best.insert(ranked, at: best.firstIndex { precedes(ranked, $0) } ?? best.count)
-                if best.count > limit { best.removeLast() }
-            }
-            return true
+        // The catalogued items' best `limit`: those with a hint or a last use through `itemRanked` (in this very
+        // order), then, while there are too few, the others by id (no block is decoded but the candidates'; a scan
+        // of every block decoded all of PyPI's records for one empty search).
+        var catalogued: [Ranked] = []
+        let ranked = try Int64.fetchCursor(db, sql: "SELECT id FROM itemRanked ORDER BY hint DESC, lastUsed DESC, id")
+        while catalogued.count < limit, let id = try ranked.next() {
+            if let entry = try self.catalogued(id), entry.expires > now { catalogued.append((id, entry.hint, entry.lastUsed)) }
         }
-        return best.map(\.id)
+        if catalogued.count < limit {
+            try forEachCataloguedID(in: Int64.min...Int64.max) { id in
+                guard catalogued.count < limit, let entry = try self.catalogued(id), entry.expires > now,
+                      entry.hint == nil, entry.lastUsed == nil else { return }
+                catalogued.append((id, nil, nil))
+            }
+        }
+        let rowsRanked: [Ranked] = try rows.map { (try $0.stored(0), try $0.stored(1), try $0.stored(2)) }
+        return (rowsRanked + catalogued).sorted(by: precedes).prefix(limit).map(\.id)
     }
 
     /// Every domain identifier in use with its number of items not expired by `now`, by domain.
@@ -845,12 +858,13 @@ final class ItemCatalog {
                 try db.cachedStatement(sql: "UPDATE recordBlock SET dead = dead + 1, gone = gone | ? WHERE id = ?")
                     .execute(arguments: [Int64(bitPattern: 1 << UInt64(position)), id])
             }
-            try removeKeys(entry.id, uid: entry.uid, expires: entry.expires)
+            try removeKeys(entry.id, uid: entry.uid, expires: entry.expires, ranked: entry.hint != nil || entry.lastUsed != nil)
         }
     }
 
     /// Removes a catalogued item's identifier and expiry entries.
-    private func removeKeys(_ id: Int64, uid: String, expires: Double) throws {
+    private func removeKeys(_ id: Int64, uid: String, expires: Double, ranked: Bool) throws {
+        if ranked { try db.cachedStatement(sql: "DELETE FROM itemRanked WHERE id = ?").execute(arguments: [id]) }
         try db.cachedStatement(sql: "DELETE FROM itemKey WHERE uid = ? AND id = ?").execute(arguments: [uid, id])
         if expires < Fields.never {
             try db.cachedStatement(sql: "DELETE FROM itemExpiry WHERE expires = ? AND id = ?").execute(arguments: [expires, id])
@@ -863,7 +877,7 @@ final class ItemCatalog {
         try db.execute(sql: "DELETE FROM item")
         pending.removeAll()
         pendingIDs.removeAll()
-        if try hasCatalogue { try db.execute(sql: "DELETE FROM itemKey; DELETE FROM itemExpiry") }
+        if try hasCatalogue { try db.execute(sql: "DELETE FROM itemKey; DELETE FROM itemExpiry; DELETE FROM itemRanked") }
     }
 
     /// Gives a pending item a row (its block kept too few records), with its record stored alone.
@@ -896,6 +910,10 @@ final class ItemCatalog {
             if item.expires < Fields.never {
                 try db.cachedStatement(sql: "INSERT INTO itemExpiry(expires, id) VALUES(?, ?)").execute(arguments: [item.expires, id])
             }
+            if item.hint != nil || item.lastUsed != nil {
+                try db.cachedStatement(sql: "INSERT INTO itemRanked(id, hint, lastUsed) VALUES(?, ?, ?)")
+                    .execute(arguments: [id, item.hint, item.lastUsed])
+            }
             removePending(id)
         }
     }
@@ -908,7 +926,7 @@ final class ItemCatalog {
         for (position, id) in decoded.ids.enumerated() where position >= 64 || gone & (1 << UInt64(position)) == 0 {
             let fields = catalogue[position]
             let record = Data(ValueCodec.stored(plain: Array(decoded.bytes[decoded.ranges[position]]), dictionary: dictionary))
-            try removeKeys(id, uid: fields.uid, expires: fields.expires)
+            try removeKeys(id, uid: fields.uid, expires: fields.expires, ranked: fields.hint != nil || fields.lastUsed != nil)
             try insert(id: id, uid: fields.uid, domain: fields.domain, expires: fields.expires, hint: fields.hint,
                        lastUsed: fields.lastUsed, record: record, name: fields.name, initials: Data(fields.initials))
         }

@@ -24,6 +24,13 @@ extension IndexStore {
     }
 }
 
+/// The Gregorian calendar in UTC, for query-language dates that do not depend on the machine's zone.
+let utcCalendar: Calendar = {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    return calendar
+}()
+
 /// Runs `body` with large writes storing their items as rows (format 12 and before): fixtures made into stores of
 /// older formats must have every item in a row.
 func withRowItems<T>(_ body: () throws -> T) rethrows -> T {

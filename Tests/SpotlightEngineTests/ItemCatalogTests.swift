@@ -16,11 +16,7 @@ final class ItemCatalogTests: XCTestCase {
     var catalogued: IndexStore!
     var rows: IndexStore!
     let start = Date(timeIntervalSinceReferenceDate: 800_000_000)
-    let calendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
+    let calendar = utcCalendar
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-catalog-\(UUID().uuidString)")
@@ -75,6 +71,10 @@ final class ItemCatalogTests: XCTestCase {
         limited.now = now
         limited.boosts = ["it-12-", "it-40-é"].reduce(into: [:]) { $0[$1] = 3 }
         out.append("top 5 of p: " + (try store.search("p", options: limited)).map(\.item.uniqueIdentifier).joined(separator: " "))
+        // Nothing typed, more wanted than items have a hint or a last use: the others follow by id.
+        var many = TextSearchOptions(limit: 300)
+        many.now = now
+        out.append("nothing typed, 300: " + (try store.search("", options: many)).map(\.item.uniqueIdentifier).joined(separator: " "))
         // Every item, a page at a time in identifier order, whole.
         var after: String? = nil
         while true {

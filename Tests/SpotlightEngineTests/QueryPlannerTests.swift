@@ -9,11 +9,7 @@ final class QueryPlannerTests: XCTestCase {
     var directory: URL!
     var store: IndexStore!
     let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
-    let calendar: Calendar = {
-        var c = Calendar(identifier: .gregorian)
-        c.timeZone = TimeZone(identifier: "UTC")!
-        return c
-    }()
+    let calendar = utcCalendar
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("planner-\(UUID().uuidString)")
