@@ -489,6 +489,36 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(try search("rxr", limit: 0).count, 50)
     }
 
+    func testUpdatesKeepATruncatedListFullWithoutRefillingIt() throws {
+        // The new version of an entry ranks as the old one did (same key, same identifier): it takes its place,
+        // also when it was the last entry, so updating every item never empties the list into a refill.
+        let all: [Hinted] = (0..<200).map { Hinted(id: String(format: "r%03d", $0), hint: $0 % 100) }
+        try store.apply(all.map { .upsert(item($0.id, title: "rx" + $0.id, hint: $0.hint)) }, now: now)
+        let before = try XCTUnwrap(store.read { try PrefixLists.list("rxr", db: $0) })
+        XCTAssertFalse(before.complete)
+        XCTAssertEqual(before.entries.count, PrefixLists.capacity)
+        let refills = PrefixLists.refills.load(ordering: .relaxed)
+        for round in 0..<3 {
+            // Large writes (they update the lists themselves) and small ones (left pending, then applied), the
+            // last entries of the list among them in every write.
+            for batch in [all.suffix(120), all.prefix(80).suffix(70), all.prefix(10)] {
+                try store.apply(batch.map { .upsert(item($0.id, title: "rx" + $0.id, description: "round \(round)", hint: $0.hint)) },
+                                now: now)
+                _ = try store.performMaintenance()
+                let list = try XCTUnwrap(store.read { try PrefixLists.list("rxr", db: $0) })
+                XCTAssertEqual(list.entries.map(\.uid), before.entries.map(\.uid))
+                XCTAssertEqual(list.entries.map(\.key), before.entries.map(\.key))
+                XCTAssertFalse(list.complete)
+                let rebuilt = try store.read { try PrefixLists.refill("rxr", db: $0, now: now) }
+                XCTAssertEqual(list.entries, Array(rebuilt.0.prefix(list.entries.count)), "the list is the best of the postings")
+            }
+        }
+        // (The comparisons above refilled once each.)
+        XCTAssertEqual(PrefixLists.refills.load(ordering: .relaxed) - refills, 9, "no write refilled a list")
+        XCTAssertEqual(try search("rxr"), Array(Self.byHint(all).prefix(20)))
+        XCTAssertEqual(try search("r"), Array(Self.byHint(all).prefix(20)))
+    }
+
     func testShortPrefixListsFollowUpdatesAndDeleteAll() throws {
         try store.apply([.upsert(item("a", title: "Apple")), .upsert(item("b", title: "Apricot"))], now: now)
         XCTAssertEqual(try search("ap"), ["a", "b"])
