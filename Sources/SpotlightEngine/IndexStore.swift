@@ -35,7 +35,8 @@ import Darwin
 ///   block-compressed posting lists (`Segments.swift`); each posting carries the tier mask of `TextIndexer`.
 /// - `attrValue(attr, value, item)`: every number, Boolean and date attribute value (dates as seconds since 2001)
 ///   under its attribute's code (`AttributeValueIndex.code`), so attribute filters on them are range lookups
-///   (`QueryPlanner`).
+///   (`QueryPlanner`); since format 14 a large write's new items' values are groups of
+///   `valueGroup(attr, value, first, last, count, items)` instead, each the items with one value (`ValueIndex`).
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
 /// - `recordDictionary(id, data)`: the zstd dictionaries `attrs` frames are compressed with (`RecordDictionary`);
 ///   `meta.recordDictionary` names the one writes use.
@@ -59,8 +60,10 @@ package final class IndexStore: Sendable {
     /// maintenance, `SegmentMerger.nextMerge`), format 11 by its version (items without exact domain terms, so
     /// domains are found through `item_domain` as before: a format 11 reader of a format 12 store would have no
     /// such index and no way to find a domain's items but a scan), format 12 by its version and the catalogue's
-    /// tables and columns (its items keep their rows; a format 12 reader would not see catalogued items).
-    package static let formatVersion = 13
+    /// tables and columns (its items keep their rows; a format 12 reader would not see catalogued items), format 13
+    /// by its version and the table of value groups (its values keep their rows; a format 13 reader would not find
+    /// grouped values).
+    package static let formatVersion = 14
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -401,6 +404,14 @@ package final class IndexStore: Sendable {
                         are catalogued in their record blocks from now on (the items here keep their rows)
                         """)
                 }
+                if version <= 13 {
+                    try db.execute(sql: ValueIndex.groupTableSQL)
+                    try db.execute(sql: "UPDATE meta SET value = 14 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 14: the values of large writes' new \
+                        items are kept in groups from now on (the values here keep their rows)
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: RecordBlocks.sparseIndexSQL)
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
@@ -431,6 +442,7 @@ package final class IndexStore: Sendable {
                 \(termSQL);
                 \(segmentSchemaSQL)
                 \(attrValueSQL);
+                \(ValueIndex.groupTableSQL);
                 \(prefixTopSQL);
                 \(RecordDictionary.tableSQL);
                 \(RecordBlocks.tableSQL);

@@ -389,10 +389,7 @@ package indirect enum TermLookup: Sendable, Hashable {
                 column.forEach(lower: lower, upper: upper) { ids.insert($0) }
                 return ids
             }
-            let statement = try db.cachedStatement(sql: "SELECT item FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ?")
-            try IndexStore.forEachRawRow(db, statement, [AttributeValueIndex.code(attribute), lower, upper]) { h in
-                ids.insert(sqlite3_column_int64(h, 0))
-            }
+            try ValueIndex(db).forEachItem(code: AttributeValueIndex.code(attribute), lower: lower, upper: upper) { ids.insert($0) }
             return ids
         }
 

@@ -166,9 +166,7 @@ extension TermLookup {
             return try parts.reduce(0) { $0 + (try $1.estimatedCount(db, cap: cap, values: values)) }
         case .range(let attribute, let lower, let upper):
             if let column = try values?.column(attribute, db) { return column.count(lower: lower, upper: upper) }
-            return try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM (SELECT 1 FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ? LIMIT ?)
-                """, arguments: [AttributeValueIndex.code(attribute), lower, upper, max(cap, 1)]) ?? 0
+            return try ValueIndex(db).count(code: AttributeValueIndex.code(attribute), lower: lower, upper: upper, cap: cap)
         }
     }
 }

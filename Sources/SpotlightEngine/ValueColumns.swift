@@ -3,7 +3,7 @@ import GRDB
 import GRDBSQLite
 import Synchronization
 
-/// The number and date index of one attribute (`attrValue` rows of one `AttributeValueIndex.code`) as a column in
+/// The number and date index of one attribute (`ValueIndex` entries of one `AttributeValueIndex.code`) as a column in
 /// memory, as Lucene's and Tantivy's doc values are: its values in order with their items, so a range is two binary
 /// searches and an array read where `attrValue` stepped a SQLite row per item (a wide date filter on PyPI: 400,000
 /// rows, more than half of a filtered search's time).
@@ -26,7 +26,7 @@ struct ValueColumn: Sendable {
     fileprivate(set) var state: Int64 = 0
 
     /// The number of entries with a value in `lower...upper` (an item with several such values counts for each, as
-    /// `attrValue` rows do; deleted items count until the column is read again).
+    /// the index's entries do; deleted items count until the column is read again).
     func count(lower: Double, upper: Double) -> Int {
         let (a, b) = values.bounds(lower, upper)
         let (c, d) = Self.bounds(tail, lower, upper) { $0.value }
@@ -70,7 +70,7 @@ struct ValueColumn: Sendable {
 
         init() {}
 
-        /// Values in ascending order (NaN never: `attrValue` holds numbers).
+        /// Values in ascending order (NaN never: the index holds numbers).
         init(_ sorted: [Double]) {
             var builder = Builder()
             for value in sorted { builder.append(value) }
@@ -146,22 +146,20 @@ struct ValueColumn: Sendable {
     init(_ db: Database, code: Int64) throws {
         state = try IndexStore.itemsState(db)
         covered = try ItemCatalog(db).nextID()
-        // In the table's key order: by value, then item.
-        let statement = try db.cachedStatement(sql: "SELECT value, item FROM attrValue WHERE attr = ?")
-        // Built as the rows come, in the table's order (by value, then item): no plain arrays of every entry
+        // In the index's order: by value, then item.
+        let index = ValueIndex(db)
+        // Built as the entries come, in the index's order (by value, then item): no plain arrays of every entry
         // first (PyPI's dates: 14 MB more at the column's peak).
         var values = Values.Builder(), items = CompactIntegers()
-        try IndexStore.forEachRawRow(db, statement, [code]) { h in
-            values.append(sqlite3_column_double(h, 0))
-            items.append(sqlite3_column_int64(h, 1))
+        try index.forEachEntry(code: code) { value, item in
+            values.append(value)
+            items.append(item)
         }
         if !values.isOrdered {
-            // Rows out of the table's order: only damage does that. Read again and sorted, so that lookups name
+            // Entries out of the index's order: only damage does that. Read again and sorted, so that lookups name
             // every item whose value is in range.
             var rows: [(value: Double, item: Int64)] = []
-            try IndexStore.forEachRawRow(db, statement, [code]) { h in
-                rows.append((sqlite3_column_double(h, 0), sqlite3_column_int64(h, 1)))
-            }
+            try index.forEachEntry(code: code) { rows.append(($0, $1)) }
             rows.sort { ($0.value, $0.item) < ($1.value, $1.item) }
             values = Values.Builder()
             items = CompactIntegers()
@@ -217,7 +215,7 @@ struct ValueColumns {
 
 /// The value columns of a store's attributes, by attribute code, read once per process and attribute.
 ///
-/// A search never waits for a whole column: the first range of an attribute is read from `attrValue`, as a cold
+/// A search never waits for a whole column: the first range of an attribute is read from the index, as a cold
 /// process must, while its column is read on a background queue for the searches after it. A column is brought up
 /// to date by the search that finds items created since it was read, when they are few (`catchUpLimit`); after a
 /// larger write, or once the entries added that way (and the deleted ones they replace) reach an eighth of the

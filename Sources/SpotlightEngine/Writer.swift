@@ -86,6 +86,19 @@ struct Writer {
         return known
     }
     private var valueInsert: Statement? = nil
+    /// The number and date index (`ValueIndex`), and the groups of this large write's new items (written by
+    /// `finish`).
+    private var values: ValueIndex { ValueIndex(db) }
+    private var pendingValues = PendingValueGroups()
+    private var groupsValues: Bool?
+
+    /// Whether this write's large write's new items' values go into groups (a store of format 14).
+    private mutating func groupsItemValues() throws -> Bool {
+        if let groupsValues { return groupsValues }
+        let known = try ValueIndex.groupsLargeWrites.load(ordering: .relaxed) && values.hasGroups
+        groupsValues = known
+        return known
+    }
 
     /// A statement of this transaction's, from `slot` or else GRDB's cache.
     private func statement(_ slot: inout Statement?, _ sql: String) throws -> Statement {
@@ -231,8 +244,10 @@ struct Writer {
             prefixes = PrefixLists.Changes()
             pendingChanges.removeAll()
             dfDelta.removeAll()
+            pendingValues.removeAll()
+            try values.deleteAll()
             try db.execute(sql: """
-                DELETE FROM postings; DELETE FROM segment; DELETE FROM segmentDead; DELETE FROM prefixTop; DELETE FROM attrValue;
+                DELETE FROM postings; DELETE FROM segment; DELETE FROM segmentDead; DELETE FROM prefixTop;
                 DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM termBlock; DELETE FROM prefixPending; DELETE FROM dfPending;
                 UPDATE term SET df = 0 WHERE df != 0;
                 DELETE FROM meta WHERE key = 'clientState'
@@ -261,6 +276,7 @@ struct Writer {
         // from the postings must find this write's items.
         let segment = startEncodingSegment()
         try writeRecordBlocks(final: true)
+        try pendingValues.write(values)
         if !addedTerms.isEmpty {
             addedTerms.sort { UTF8Order.precedes($0.text, $1.text) }
             let insert = try db.cachedStatement(sql: "INSERT INTO term(text, id, df) VALUES(?, ?, ?)").sqliteStatement
@@ -650,21 +666,26 @@ struct Writer {
             try noteListChange(.init(item: id, removed: false, terms: newTerms,
                                      added: (uid: item.uniqueIdentifier, name: name, hintPoints: hintPoints)))
         }
-        let insertValue = try statement(&valueInsert, "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)").sqliteStatement
+        // A large write's new items' values go into groups (a row per entry was 18 MB of PyPI's index), written
+        // when the write finishes; a single write's are rows.
+        let grouped = try prepared != nil && groupsItemValues()
         for entry in prepared?.values ?? AttributeValueIndex.values(attributes: attributes, custom: custom) {
-            try SegmentMerger.bindAndStep(db, insertValue) {
-                sqlite3_bind_int64(insertValue, 1, AttributeValueIndex.code(entry.attribute))
-                sqlite3_bind_double(insertValue, 2, entry.value)
-                sqlite3_bind_int64(insertValue, 3, id)
+            let code = AttributeValueIndex.code(entry.attribute)
+            if grouped {
+                pendingValues.add(code: code, value: entry.value, item: id)
+            } else {
+                try values.insertRow(code: code, value: entry.value, item: id, statement: &valueInsert)
             }
         }
     }
 
-    private func removeValues(item: Int64, _ values: Set<AttributeValueIndex.Entry>) throws {
-        guard !values.isEmpty else { return }
-        let delete = try db.cachedStatement(sql: "DELETE FROM attrValue WHERE attr = ? AND value = ? AND item = ?")
-        for entry in values {
-            try delete.execute(arguments: [AttributeValueIndex.code(entry.attribute), entry.value, item])
+    private mutating func removeValues(item: Int64, _ entries: Set<AttributeValueIndex.Entry>) throws {
+        guard !entries.isEmpty else { return }
+        let index = values
+        for entry in entries {
+            let code = AttributeValueIndex.code(entry.attribute)
+            if !pendingValues.isEmpty, pendingValues.remove(code: code, value: entry.value, item: item) { continue }
+            try index.remove(code: code, value: entry.value, item: item)
         }
     }
 
@@ -951,12 +972,18 @@ enum RawBind {
     }
 
     static func blob(_ statement: OpaquePointer, _ index: Int32, _ value: Data) {
-        value.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress, bytes.count > 0 {
-                sqlite3_bind_blob(statement, index, base, Int32(bytes.count), SQLITE_TRANSIENT)
-            } else {
-                sqlite3_bind_zeroblob(statement, index, 0)
-            }
+        value.withUnsafeBytes { blob(statement, index, $0) }
+    }
+
+    static func blob(_ statement: OpaquePointer, _ index: Int32, _ value: [UInt8]) {
+        value.withUnsafeBytes { blob(statement, index, $0) }
+    }
+
+    private static func blob(_ statement: OpaquePointer, _ index: Int32, _ bytes: UnsafeRawBufferPointer) {
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            sqlite3_bind_blob(statement, index, base, Int32(bytes.count), SQLITE_TRANSIENT)
+        } else {
+            sqlite3_bind_zeroblob(statement, index, 0)
         }
     }
 }

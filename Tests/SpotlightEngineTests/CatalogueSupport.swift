@@ -31,10 +31,38 @@ let utcCalendar: Calendar = {
     return calendar
 }()
 
-/// Runs `body` with large writes storing their items as rows (format 12 and before): fixtures made into stores of
-/// older formats must have every item in a row.
+/// Runs `body` with large writes storing their items as rows (format 12 and before) and their values as rows
+/// (format 13 and before): fixtures made into stores of older formats must have every item and value in a row.
 func withRowItems<T>(_ body: () throws -> T) rethrows -> T {
     ItemCatalog.cataloguesLargeWrites.store(false, ordering: .relaxed)
-    defer { ItemCatalog.cataloguesLargeWrites.store(true, ordering: .relaxed) }
+    ValueIndex.groupsLargeWrites.store(false, ordering: .relaxed)
+    defer {
+        ItemCatalog.cataloguesLargeWrites.store(true, ordering: .relaxed)
+        ValueIndex.groupsLargeWrites.store(true, ordering: .relaxed)
+    }
     return try body()
+}
+
+extension IndexStore {
+    /// The number and date index's entries of `attribute` in `lower...upper` (rows and groups).
+    func valueCount(_ attribute: String, _ lower: Double = -.infinity, _ upper: Double = .infinity) throws -> Int {
+        try read { try ValueIndex($0).count(code: AttributeValueIndex.code(attribute), lower: lower, upper: upper, cap: .max) }
+    }
+
+    /// Every entry of the number and date index of `attribute`, in its order (value, then item).
+    func valueEntries(_ attribute: String) throws -> [(value: Double, item: Int64)] {
+        try read { db in
+            var entries: [(value: Double, item: Int64)] = []
+            try ValueIndex(db).forEachEntry(code: AttributeValueIndex.code(attribute)) { entries.append(($0, $1)) }
+            return entries
+        }
+    }
+
+    /// The rows and groups of the number and date index.
+    func valueRowsAndGroups() throws -> (rows: Int, groups: Int) {
+        try read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM attrValue") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM valueGroup") ?? 0)
+        }
+    }
 }

@@ -98,6 +98,16 @@ final class ItemCatalogTests: XCTestCase {
                                         options: QueryOptions(limit: 0, now: now))
             out.append("query \(query): \(found.map(\.uniqueIdentifier).sorted())")
         }
+        // The number and date index (groups in the cataloguing store, rows in the other): every entry in order,
+        // by identifier, and ranges.
+        for attribute in ["rankingHint", "contentCreationDate", "lastUsedDate"] {
+            let entries = try store.valueEntries(attribute)
+            let uids = try store.read { db in
+                try entries.map { try ItemCatalog(db).entry(id: $0.item)?.uid ?? "gone \($0.item)" }
+            }
+            out.append("values \(attribute): \(zip(entries, uids).map { "\($0.value)=\($1)" })")
+            out.append("value count \(attribute): \(try store.valueCount(attribute)) \(try store.valueCount(attribute, 10, 50))")
+        }
         for n in [0, 1, 5, 12, 40, 77, 500, 999, 1_100] {
             let uid = item(n).uniqueIdentifier
             out.append("by identifier \(uid): \(try store.item(withIdentifier: uid, now: now).map { "\($0.attributes.sorted { $0.key < $1.key })" } ?? "none")")
