@@ -223,9 +223,10 @@ enum RecordBlocks {
     }
 
     /// The block `id` decoded from its stored bytes `data` (and a catalogue block's `rawFields`, for its items'
-    /// fields), from the cache when it was decoded lately.
+    /// fields), from the cache when it was decoded lately; with `cached` false, decoded and not kept (a scan).
     static func decoded(id: Int64, data: UnsafeRawBufferPointer, rawFields: UnsafeRawBufferPointer? = nil,
-                        in db: Database) throws -> Decoded {
+                        cached: Bool = true, in db: Database) throws -> Decoded {
+        guard cached else { return try decode(frame: [UInt8](data), id: id, rawFields: rawFields.map { [UInt8]($0) }, in: db) }
         let raw = rawFields.map { fingerprint($0) | 1 } ?? 0
         let key = CacheKey(path: storePath(db), id: id, length: data.count, hash: fingerprint(data), raw: raw)
         if let cached = cache.withLock({ $0.entries[key] }) { return cached }

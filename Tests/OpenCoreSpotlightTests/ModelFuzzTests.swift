@@ -10,8 +10,9 @@ typealias SeededGenerator = SplitMix64
 /// identifier, by domain and of everything, in single calls and in batches with client state (matching and
 /// mismatching `expectedClientState`), with expiration dates in the past, the far future and a few seconds ahead —
 /// applied to a `CSSearchableIndex` and to an in-memory model of Apple's semantics, and every query result compared:
-/// an item by identifier, counts and listings by domain (sub-domains included), `CSSearchQuery` keyword queries,
-/// the client state, and the whole index every 50 steps.
+/// an item by identifier, counts and listings by domain (sub-domains included), `CSSearchQuery` keyword queries and
+/// ranges of a number (`rankingHint`: the number and date index's rows and groups), the client state, and the whole
+/// index every 50 steps.
 ///
 /// The model's domain rule is the intended one: deleting, counting or listing domain `a.b` takes `a.b` and `a.b.…`,
 /// case-sensitively, never `a.bc` (issue 17, item 4). Identifiers and domains mix cases, dots, slashes, spaces and
@@ -25,6 +26,7 @@ final class ModelFuzzTests: IndexTestCase {
         var title: String?
         var keywords: [String]?
         var contentDescription: String?
+        var rankingHint: Int? = nil
         /// nil: the default expiration (30 days ahead), never reached in a run.
         var expires: Date?
     }
@@ -45,6 +47,7 @@ final class ModelFuzzTests: IndexTestCase {
         var title: String??
         var keywords: [String]??
         var contentDescription: String??
+        var rankingHint: Int?? = nil
         var expires: Date?
         var isUpdate: Bool
     }
@@ -114,6 +117,7 @@ final class ModelFuzzTests: IndexTestCase {
                         title: chance(85) ? .some(someWords(1...3).joined(separator: " ")) : nil,
                         keywords: chance(60) ? .some(someWords(1...3)) : nil,
                         contentDescription: chance(40) ? .some(someWords(1...5).joined(separator: " ")) : nil,
+                        rankingHint: chance(70) ? .some(Int.random(in: 0...5, using: &random)) : nil,
                         expires: expiration(now), isUpdate: false)
             })
         case 1..<45:
@@ -122,6 +126,7 @@ final class ModelFuzzTests: IndexTestCase {
                         title: chance(85) ? .some(someWords(1...3).joined(separator: " ")) : nil,
                         keywords: chance(60) ? .some(someWords(1...3)) : nil,
                         contentDescription: chance(40) ? .some(someWords(1...5).joined(separator: " ")) : nil,
+                        rankingHint: chance(70) ? .some(Int.random(in: 0...5, using: &random)) : nil,
                         expires: expiration(now), isUpdate: false)
             })
         case 45..<70:
@@ -140,6 +145,7 @@ final class ModelFuzzTests: IndexTestCase {
                                title: field(self.someWords(1...3).joined(separator: " ")),
                                keywords: field(self.someWords(1...3)),
                                contentDescription: field(self.someWords(1...4).joined(separator: " ")),
+                               rankingHint: field(Int.random(in: 0...5, using: &self.random)),
                                expires: expiration(now), isUpdate: true)
             })
         case 70..<85:
@@ -156,6 +162,7 @@ final class ModelFuzzTests: IndexTestCase {
         if let title = w.title { set.title = title }
         if let keywords = w.keywords { set.keywords = keywords }
         if let description = w.contentDescription { set.contentDescription = description }
+        if let hint = w.rankingHint { set.rankingHint = hint.map { NSNumber(value: $0) } }
         let item = CSSearchableItem(uniqueIdentifier: w.id, domainIdentifier: w.domain, attributeSet: set)
         if let expires = w.expires { item.expirationDate = expires }
         item.isUpdate = w.isUpdate
@@ -184,12 +191,14 @@ final class ModelFuzzTests: IndexTestCase {
                     if let title = w.title { entry.title = title }
                     if let keywords = w.keywords { entry.keywords = keywords }
                     if let description = w.contentDescription { entry.contentDescription = description }
+                    if let hint = w.rankingHint { entry.rankingHint = hint }
                     if let domain = w.domain { entry.domain = domain }
                     entry.expires = w.expires
                     model.items[w.id] = entry
                 } else {
                     model.items[w.id] = Entry(domain: w.domain, title: w.title ?? nil, keywords: w.keywords ?? nil,
-                                              contentDescription: w.contentDescription ?? nil, expires: w.expires)
+                                              contentDescription: w.contentDescription ?? nil, rankingHint: w.rankingHint ?? nil,
+                                              expires: w.expires)
                 }
             }
         case .deleteIdentifiers(let ids):
@@ -228,11 +237,13 @@ final class ModelFuzzTests: IndexTestCase {
 
     func describe(_ item: CSSearchableItem) -> Entry {
         Entry(domain: item.domainIdentifier, title: item.attributeSet.title, keywords: item.attributeSet.keywords,
-              contentDescription: item.attributeSet.contentDescription, expires: nil)
+              contentDescription: item.attributeSet.contentDescription, rankingHint: item.attributeSet.rankingHint?.intValue,
+              expires: nil)
     }
 
     func sameContent(_ a: Entry, _ b: Entry) -> Bool {
         a.domain == b.domain && a.title == b.title && a.keywords == b.keywords && a.contentDescription == b.contentDescription
+            && a.rankingHint == b.rankingHint
     }
 
     /// The ids whose expiration is too close to now to compare.
@@ -273,7 +284,19 @@ final class ModelFuzzTests: IndexTestCase {
             }
             return
         }
-        switch Int.random(in: 0..<4, using: &random) {
+        switch Int.random(in: 0..<5, using: &random) {
+        case 4:
+            // A range of the number index (rows of single writes, groups of large ones).
+            let low = Int.random(in: -1...5, using: &random), high = Int.random(in: low...6, using: &random)
+            let query = CSSearchQuery(queryString: "rankingHint >= \(low) && rankingHint <= \(high)", queryContext: nil)
+            var found = Set<String>()
+            for try await result in query.results { found.insert(result.item.uniqueIdentifier) }
+            found.subtract(skip)
+            let expected = Set(live.filter { _, entry in entry.rankingHint.map { (low...high).contains($0) } ?? false }.keys)
+                .subtracting(skip)
+            if found != expected {
+                diverged("query \(query.queryString): \(found.sorted()), model \(expected.sorted())", step: step, seed: seed)
+            }
         case 0:
             let id = pick(Self.identifiers)
             guard !skip.contains(id) else { return }
