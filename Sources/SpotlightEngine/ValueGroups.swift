@@ -95,8 +95,10 @@ struct ValueIndex {
             guard code == SQLITE_ROW else { throw IndexStore.stepError(db, code) }
             return true
         }
-        var row: (value: Double, item: Int64)? = try step(rowHandle)
-            ? (sqlite3_column_double(rowHandle, 0), sqlite3_column_int64(rowHandle, 1)) : nil
+        func nextRow() throws -> (value: Double, item: Int64)? {
+            try step(rowHandle) ? (sqlite3_column_double(rowHandle, 0), sqlite3_column_int64(rowHandle, 1)) : nil
+        }
+        var row = try nextRow()
         while try step(groupHandle) {
             let value = sqlite3_column_double(groupHandle, 0)
             var items: [Int64] = []
@@ -104,14 +106,14 @@ struct ValueIndex {
             for item in items {
                 while let (rowValue, rowItem) = row, (rowValue, rowItem) < (value, item) {
                     try body(rowValue, rowItem)
-                    row = try step(rowHandle) ? (sqlite3_column_double(rowHandle, 0), sqlite3_column_int64(rowHandle, 1)) : nil
+                    row = try nextRow()
                 }
                 try body(value, item)
             }
         }
         while let (rowValue, rowItem) = row {
             try body(rowValue, rowItem)
-            row = try step(rowHandle) ? (sqlite3_column_double(rowHandle, 0), sqlite3_column_int64(rowHandle, 1)) : nil
+            row = try nextRow()
         }
     }
 
