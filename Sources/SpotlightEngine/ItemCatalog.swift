@@ -305,15 +305,21 @@ final class ItemCatalog {
     /// lock with them (perf: 8.6 % of a cold process's first PyPI search waiting on it; that search's time did not
     /// move beyond the noise, 15–19 ms either way).
     private func forEachBlock(in range: ClosedRange<Int64>, _ body: (Block) throws -> Bool) throws {
-        guard try hasCatalogue else { return }
-        // (Through `recordBlock_catalog`: the ids first, then each block; stepping one statement while reading
-        // through another is fine, but the ids are few: a block holds up to 64 items.)
-        let ids = try Int64.fetchAll(db, sql: """
-            SELECT id FROM recordBlock WHERE catalog = 1 AND id BETWEEN ? AND ? AND last >= ? ORDER BY id
-            """, arguments: [try firstBlock(from: range.lowerBound), range.upperBound, range.lowerBound])
-        for id in ids {
-            guard let block = try block(id: id, cached: false) else { continue }
+        // (The ranges first, then each block: the blocks of a range are few next to their items, 64 at most each.)
+        for entry in try blockEntries(in: range) {
+            guard let block = try block(id: entry.id, cached: false) else { continue }
             guard try body(block) else { return }
+        }
+    }
+
+    /// The `recordBlock_catalog` entries of the catalogue blocks that hold ids from `range`, in id order (none for a
+    /// store without a catalogue).
+    private func blockEntries(in range: ClosedRange<Int64>) throws -> [(id: Int64, last: Int64, count: Int64, gone: UInt64)] {
+        guard try hasCatalogue else { return [] }
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT id, last, count, gone FROM recordBlock WHERE catalog = 1 AND id BETWEEN ? AND ? AND last >= ? ORDER BY id
+            """), arguments: [try firstBlock(from: range.lowerBound), range.upperBound, range.lowerBound]).map { row in
+            (try row.stored(0), try row.stored(1), try row.stored(2), UInt64(bitPattern: try row.stored(3)))
         }
     }
 
@@ -735,13 +741,7 @@ final class ItemCatalog {
     /// decoded. (Decoding every block of a range made a merge during PyPI's bulk load decompress every record of
     /// the segments it merged, and the load 13 % slower.)
     private func forEachCataloguedID(in range: ClosedRange<Int64>, _ body: (Int64) throws -> Void) throws {
-        guard try hasCatalogue else { return }
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT id, last, count, gone FROM recordBlock WHERE catalog = 1 AND id BETWEEN ? AND ? AND last >= ? ORDER BY id
-            """, arguments: [try firstBlock(from: range.lowerBound), range.upperBound, range.lowerBound])
-        for row in rows {
-            let first: Int64 = try row.stored(0), last: Int64 = try row.stored(1), count: Int64 = try row.stored(2)
-            let gone = UInt64(bitPattern: try row.stored(3))
+        for (first, last, count, gone) in try blockEntries(in: range) {
             if last - first + 1 == count, count <= 64 {
                 for position in 0..<Int(count) where gone & (1 << UInt64(position)) == 0 {
                     let id = first + Int64(position)

@@ -226,11 +226,14 @@ enum RecordBlocks {
     /// fields), from the cache when it was decoded lately; with `cached` false, decoded and not kept (a scan).
     static func decoded(id: Int64, data: UnsafeRawBufferPointer, rawFields: UnsafeRawBufferPointer? = nil,
                         cached: Bool = true, in db: Database) throws -> Decoded {
-        guard cached else { return try decode(frame: [UInt8](data), id: id, rawFields: rawFields.map { [UInt8]($0) }, in: db) }
+        func decoded() throws -> Decoded {
+            try decode(frame: [UInt8](data), id: id, rawFields: rawFields.map { [UInt8]($0) }, in: db)
+        }
+        guard cached else { return try decoded() }
         let raw = rawFields.map { fingerprint($0) | 1 } ?? 0
         let key = CacheKey(path: storePath(db), id: id, length: data.count, hash: fingerprint(data), raw: raw)
         if let cached = cache.withLock({ $0.entries[key] }) { return cached }
-        let decoded = try decode(frame: [UInt8](data), id: id, rawFields: rawFields.map { [UInt8]($0) }, in: db)
+        let decoded = try decoded()
         cache.withLock { cache in
             if cache.entries.count >= cacheCapacity, !cache.order.isEmpty {
                 let evicted = cache.order.prefix(cacheCapacity / 4)

@@ -57,9 +57,9 @@ struct ValueIndex {
     /// The number of entries of attribute `code` with a value in `lower...upper`, counted up to `cap` at least
     /// (beyond it, whatever the last group read added).
     func count(code: Int64, lower: Double, upper: Double, cap: Int) throws -> Int {
-        var total = try Int.fetchOne(db, sql: """
+        var total = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT count(*) FROM (SELECT 1 FROM attrValue WHERE attr = ? AND value BETWEEN ? AND ? LIMIT ?)
-            """, arguments: [code, lower, upper, max(cap, 1)]) ?? 0
+            """), arguments: [code, lower, upper, max(cap, 1)]) ?? 0
         guard total < cap, try hasGroups else { return total }
         let groups = try db.cachedStatement(sql: "SELECT count FROM valueGroup WHERE attr = ? AND value BETWEEN ? AND ?")
         struct Enough: Error {}
@@ -157,11 +157,8 @@ struct ValueIndex {
 
     /// Adds one entry as a row (`INSERT OR IGNORE`: an item with two values that share an attribute code and value
     /// has one entry).
-    func insertRow(code: Int64, value: Double, item: Int64, statement: inout Statement?) throws {
-        if statement == nil {
-            statement = try db.makeStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)")
-        }
-        let handle = statement!.sqliteStatement
+    func insertRow(code: Int64, value: Double, item: Int64) throws {
+        let handle = try db.cachedStatement(sql: "INSERT OR IGNORE INTO attrValue(attr, value, item) VALUES(?, ?, ?)").sqliteStatement
         try SegmentMerger.bindAndStep(db, handle) {
             sqlite3_bind_int64(handle, 1, code)
             sqlite3_bind_double(handle, 2, value)
@@ -222,7 +219,8 @@ struct ValueIndex {
         guard let (first, found) = group, let position = found.firstIndex(of: item) else { return }
         var items = found
         items.remove(at: position)
-        try db.execute(sql: "DELETE FROM valueGroup WHERE attr = ? AND value = ? AND first = ?", arguments: [code, value, first])
+        try db.cachedStatement(sql: "DELETE FROM valueGroup WHERE attr = ? AND value = ? AND first = ?")
+            .execute(arguments: [code, value, first])
         if !items.isEmpty { try insertGroups(code: code, value: value, items: items) }
     }
 

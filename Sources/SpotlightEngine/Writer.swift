@@ -85,7 +85,6 @@ struct Writer {
         catalogues = known
         return known
     }
-    private var valueInsert: Statement? = nil
     /// The number and date index (`ValueIndex`), and the groups of this large write's new items (written by
     /// `finish`).
     private var values: ValueIndex { ValueIndex(db) }
@@ -674,7 +673,7 @@ struct Writer {
             if grouped {
                 pendingValues.add(code: code, value: entry.value, item: id)
             } else {
-                try values.insertRow(code: code, value: entry.value, item: id, statement: &valueInsert)
+                try values.insertRow(code: code, value: entry.value, item: id)
             }
         }
     }
