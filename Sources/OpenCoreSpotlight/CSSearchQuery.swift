@@ -189,6 +189,9 @@ open class CSSearchQuery: NSObject, @unchecked Sendable {
         var options = QueryOptions()
         options.isCancelled = Self.cancellation(of: self, deadline: deadline)
         let fetch = queryContext.fetchAttributes
+        // Only what `searchableItem` copies is decoded: a property by its own name (`kMDItemTitle` is `title`), a
+        // custom key by its.
+        options.fetchAttributes = Set(fetch.flatMap { [$0] + (AttributeCatalog.descriptor(named: $0).map { [$0.name] } ?? []) })
         let all = try stores?.map(\.store) ?? self.stores()
         for (position, store) in all.enumerated() {
             if isCancelled { return false }

@@ -68,6 +68,9 @@ package struct QueryOptions: Sendable {
     package var now = Date()
     /// Checked between rows; returning true stops the scan with `EngineError.cancelled`.
     package var isCancelled: (@Sendable () -> Bool)? = nil
+    /// The attributes and custom attributes the delivered items carry, by their stored names (every one when nil):
+    /// a caller that reads a few (`CSSearchQueryContext.fetchAttributes`) is spared decoding the rest.
+    package var fetchAttributes: Set<String>? = nil
 
     package init(limit: Int = 0, now: Date = Date()) {
         self.limit = limit
@@ -121,7 +124,7 @@ extension IndexStore {
             var delivered = 0
             var checked = 0
             var stopped = false
-            func consider(_ item: StoredItem) throws -> Bool {
+            func consider(_ entry: ItemCatalog.Entry) throws -> Bool {
                 checked += 1
                 // Once a batch is out, every item: a consumer that has what it needs cancels, and the rest of the
                 // next batch (up to 100 decoded items, ~1.5 ms) would hold this reader — and its warm page cache —
@@ -129,8 +132,12 @@ extension IndexStore {
                 if delivered > 0 || checked % 256 == 0, options.isCancelled?() == true {
                     throw EngineError(.cancelled, "the query was cancelled")
                 }
-                guard query.matches(StoredItemQueryView(item: item)) else { return true }
-                batch.append(item)
+                // The record is read for the attributes the query names, and decoded for those the caller fetches.
+                let record = try RecordEntries(try entry.plainRecord(in: db))
+                let view = RecordQueryView(uniqueIdentifier: entry.uid, domainIdentifier: entry.domain,
+                                           expires: entry.expires, record: record)
+                guard query.matches(view) else { return true }
+                batch.append(entry.storedItem(record, only: options.fetchAttributes))
                 delivered += 1
                 if batch.count >= (delivered == batch.count ? min(firstBatchSize, batchSize) : batchSize) {
                     let more = try deliver(batch)
@@ -144,8 +151,8 @@ extension IndexStore {
             /// `consider` for an item by id; one that is gone or expired is passed over.
             func consider(id: Int64) throws -> Bool {
                 // (Read before it is considered: a delivery never runs while the statement is stepping.)
-                guard let item = try catalog.item(id: id, liveAt: now) else { return true }
-                return try consider(item)
+                guard let entry = try catalog.entry(id: id, liveAt: now) else { return true }
+                return try consider(entry)
             }
             // Items already checked while streaming (below): the fallback skips them.
             var streamed = Set<Int64>()
@@ -249,7 +256,7 @@ extension IndexStore {
             } else {
                 try catalog.forEachEntry(liveAt: now) { entry in
                     if !streamed.isEmpty, streamed.contains(entry.id) { return true }
-                    return try consider(try entry.storedItem(in: db))
+                    return try consider(entry)
                 }
             }
             if !stopped, !batch.isEmpty { _ = try deliver(batch) }

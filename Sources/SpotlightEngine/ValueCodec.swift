@@ -308,6 +308,39 @@ enum ValueCodec {
             try byte() == 0 ? nil : try string()
         }
 
+        /// Passes over a value as `value(depth:)` reads it, with the same checks and nothing made (`RecordEntries`):
+        /// what `value` refuses, this refuses.
+        mutating func skipValue(depth: Int) throws {
+            func skipString() throws { _ = try rawBytes(try count(minimumBytesEach: 1)) }
+            func skipOptionalString() throws { if try byte() != 0 { try skipString() } }
+            switch try byte() {
+            case 1: try skipString()
+            case 2, 3, 6: _ = try fixed()
+            case 4, 5, 12: break
+            case 7: try skipString()
+            case 8:
+                guard URL(string: String(decoding: try rawBytes(try count(minimumBytesEach: 1)), as: UTF8.self)) != nil else {
+                    throw EngineError(.corruptIndex, "bad URL in attribute record")
+                }
+            case 9:
+                try skipOptionalString()
+                let n = try count(minimumBytesEach: 1)
+                for _ in 0..<n { try skipString() }
+                try skipString()
+                try skipOptionalString()
+            case 10:
+                let n = try count(minimumBytesEach: 2)
+                for _ in 0..<n { try skipString(); try skipString() }
+            case 11:
+                guard depth < ValueCodec.maximumNestingDepth else {
+                    throw EngineError(.corruptIndex, "arrays nested deeper than \(ValueCodec.maximumNestingDepth) in attribute record")
+                }
+                let n = try count(minimumBytesEach: 1)
+                for _ in 0..<n { try skipValue(depth: depth + 1) }
+            case let tag: throw EngineError(.corruptIndex, "unknown value tag \(tag)")
+            }
+        }
+
         /// A value nested `depth` arrays deep; deeper than `maximumNestingDepth` is damage (the recursion is
         /// bounded by it).
         mutating func value(depth: Int) throws -> AttributeValue {

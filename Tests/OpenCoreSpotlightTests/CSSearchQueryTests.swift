@@ -79,6 +79,58 @@ final class CSSearchQueryTests: IndexTestCase {
         XCTAssertNil(item.attributeSet.contentType, "not fetched")
     }
 
+    /// Fetched attributes named by their `kMDItem…` alias and by custom key come back; nothing else does, also when
+    /// the query itself reads other attributes (candidates are read one attribute at a time, and only what is fetched
+    /// is decoded for the item returned).
+    func testFetchedAttributesByAliasAndCustomKeyAreTheOnlyOnesReturned() async throws {
+        let index = CSSearchableIndex(name: "photos")
+        let rating = try XCTUnwrap(CSCustomAttributeKey(keyName: "com_acme_rating", searchable: true,
+                                                        searchableByDefault: false, unique: false, multiValued: false))
+        let album = try XCTUnwrap(CSCustomAttributeKey(keyName: "com_acme_album"))
+        let set = CSSearchableItemAttributeSet(contentType: .image)
+        set.title = "Arches"
+        set.keywords = ["Utah", "Arches National Park"]
+        set.contentDescription = "Red rock at dawn"
+        set.setValue(4 as NSNumber, forCustomKey: rating)
+        set.setValue("Parks" as NSString, forCustomKey: album)
+        try await index.indexSearchableItems([CSSearchableItem(uniqueIdentifier: "p1", domainIdentifier: "photos", attributeSet: set)])
+
+        func found(_ query: String, fetching names: [String]) async throws -> CSSearchableItem? {
+            let context = CSSearchQueryContext()
+            context.fetchAttributes = names
+            var items: [CSSearchableItem] = []
+            for try await result in CSSearchQuery(queryString: query, queryContext: context).results { items.append(result.item) }
+            XCTAssertLessThanOrEqual(items.count, 1)
+            return items.first
+        }
+        let item = try await XCTUnwrapAsync(try await found(#"keywords == "utah"c && com_acme_rating > 3"#,
+                                                            fetching: ["kMDItemTitle", "com_acme_rating"]))
+        XCTAssertEqual(item.attributeSet.title, "Arches")
+        XCTAssertEqual(item.attributeSet.value(forCustomKey: rating) as? NSNumber, 4)
+        XCTAssertNil(item.attributeSet.value(forCustomKey: album), "not fetched")
+        XCTAssertNil(item.attributeSet.keywords, "read by the query, not fetched")
+        XCTAssertNil(item.attributeSet.contentDescription, "not fetched")
+        let bare = try await XCTUnwrapAsync(try await found(#"contentDescription == "*dawn"c"#, fetching: []))
+        XCTAssertEqual(bare.uniqueIdentifier, "p1")
+        XCTAssertEqual(bare.domainIdentifier, "photos")
+        XCTAssertNil(bare.attributeSet.title)
+        XCTAssertNil(bare.attributeSet.contentType)
+        // Every attribute the query reads is there to be read, whatever is fetched.
+        let misses = try await found(#"keywords == "utah"c && com_acme_rating > 4"#, fetching: ["title"])
+        XCTAssertNil(misses)
+        let all = try await XCTUnwrapAsync(try await found(#"com_acme_album == "parks"c && title == "arches"c"#,
+                                                           fetching: ["title", "keywords", "contentDescription", "com_acme_album"]))
+        XCTAssertEqual(all.attributeSet.keywords, ["Utah", "Arches National Park"])
+        XCTAssertEqual(all.attributeSet.contentDescription, "Red rock at dawn")
+        XCTAssertEqual(all.attributeSet.value(forCustomKey: album) as? String, "Parks")
+    }
+
+    private func XCTUnwrapAsync<T>(_ value: @autoclosure () async throws -> T?, file: StaticString = #filePath,
+                                   line: UInt = #line) async throws -> T {
+        let unwrapped = try await value()
+        return try XCTUnwrap(unwrapped, file: file, line: line)
+    }
+
     func testFilterQueriesAreAnded() async throws {
         try await seedPhotos()
         let context = CSSearchQueryContext()

@@ -75,7 +75,7 @@ final class AppIndexesTests: XCTestCase {
         // would) is not listed: the listing was reused, not made again.
         var info = stat()
         XCTAssertEqual(stat(folder, &info), 0)
-        FileManager.default.createFile(atPath: folder + "/hidden.sqlite", contents: Data())
+        _ = FileManager.default.createFile(atPath: folder + "/hidden.sqlite", contents: Data())
         var times = [info.st_atim, info.st_mtim]
         XCTAssertEqual(utimensat(AT_FDCWD, folder, &times, 0), 0)
         XCTAssertEqual(indexes.indexNames(), [StoreLocation.defaultIndexName])

@@ -33,14 +33,45 @@ final class DecoderFuzzTests: XCTestCase {
             let again = try ValueCodec.decode(ValueCodec.encode(attributes: decoded.attributes, custom: decoded.custom))
             XCTAssertEqual(again.attributes.count, decoded.attributes.count)
             XCTAssertEqual(again.custom.count, decoded.custom.count)
+            checkEntries(bytes, decoded)
             return true
         } catch let error as EngineError {
             XCTAssertEqual(error.code, .corruptIndex, "\(bytes): \(error)")
+            // What does not decode is refused by the reader of single attributes too.
+            XCTAssertThrowsError(try RecordEntries(try ValueCodec.plain(bytes)), "\(bytes)")
             return false
         } catch {
             XCTFail("\(bytes): not an EngineError: \(error)")
             return false
         }
+    }
+
+    /// A record read one attribute at a time (`RecordEntries`, as queries read candidates) gives what the whole
+    /// record decoded gives: every attribute and custom attribute by name, all of them, and any subset. Values are
+    /// compared encoded (a damaged double may be a NaN, unequal to itself).
+    static func checkEntries(_ bytes: [UInt8], _ decoded: (attributes: [String: AttributeValue], custom: [String: CustomAttribute])) {
+        func encoded(_ value: AttributeValue?) -> [UInt8]? { value.map { ValueCodec.encode(attributes: ["v": $0], custom: [:]) } }
+        func encoded(_ custom: CustomAttribute?) -> [UInt8]? { custom.map { ValueCodec.encode(attributes: [:], custom: ["v": $0]) } }
+        guard let entries = XCTUnwrapNoThrow(try RecordEntries(try ValueCodec.plain(bytes)), "\(bytes)") else { return }
+        for (name, value) in decoded.attributes { XCTAssertEqual(encoded(entries.attribute(name)), encoded(value), name) }
+        for (name, custom) in decoded.custom { XCTAssertEqual(encoded(entries.customAttribute(name)), encoded(custom), name) }
+        for name in ["absent", "title", "com_acme_0"] where decoded.attributes[name] == nil && decoded.custom[name] == nil {
+            XCTAssertNil(entries.attribute(name))
+            XCTAssertNil(entries.customAttribute(name))
+        }
+        let whole = entries.decoded()
+        XCTAssertEqual(Set(whole.attributes.keys), Set(decoded.attributes.keys))
+        XCTAssertEqual(Set(whole.custom.keys), Set(decoded.custom.keys))
+        let some = Set(decoded.attributes.keys.sorted().prefix(1) + decoded.custom.keys.sorted().suffix(1))
+        let part = entries.decoded(only: some)
+        XCTAssertEqual(Set(part.attributes.keys), Set(decoded.attributes.keys).intersection(some))
+        XCTAssertEqual(Set(part.custom.keys), Set(decoded.custom.keys).intersection(some))
+        for (name, value) in part.attributes { XCTAssertEqual(encoded(value), encoded(decoded.attributes[name]), name) }
+        for (name, custom) in part.custom { XCTAssertEqual(encoded(custom), encoded(decoded.custom[name]), name) }
+    }
+
+    static func XCTUnwrapNoThrow<T>(_ body: @autoclosure () throws -> T, _ message: String) -> T? {
+        do { return try body() } catch { XCTFail("\(message): \(error)"); return nil }
     }
 
     static func randomString(_ r: inout FuzzRandom) -> String {
@@ -108,9 +139,16 @@ final class DecoderFuzzTests: XCTestCase {
         var r = FuzzRandom(state: 17)
         for _ in 0..<fuzzIterations(default: 2_000) / 2 {
             let record = Self.randomRecord(&r)
-            let decoded = try? ValueCodec.decode(ValueCodec.encode(attributes: record.attributes, custom: record.custom))
+            let bytes = ValueCodec.encode(attributes: record.attributes, custom: record.custom)
+            let decoded = try? ValueCodec.decode(bytes)
             XCTAssertEqual(decoded?.attributes, record.attributes)
             XCTAssertEqual(decoded?.custom, record.custom)
+            // Read one attribute at a time, as queries read candidates.
+            let entries = try? RecordEntries(bytes)
+            for (name, value) in record.attributes { XCTAssertEqual(entries?.attribute(name), value) }
+            for (name, custom) in record.custom { XCTAssertEqual(entries?.customAttribute(name), custom) }
+            XCTAssertEqual(entries?.decoded().attributes, record.attributes)
+            XCTAssertEqual(entries?.decoded().custom, record.custom)
         }
     }
 

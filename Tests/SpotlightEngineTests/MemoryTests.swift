@@ -32,7 +32,7 @@ final class MemoryTests: XCTestCase {
 
     /// Bytes of page cache the store's writer connection holds.
     func writerCache(_ store: IndexStore) throws -> Int {
-        try store.pool.writeWithoutTransaction { db in
+        store.pool.writeWithoutTransaction { db in
             var current: Int32 = 0, highest: Int32 = 0
             sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0)
             return Int(current)
