@@ -752,8 +752,8 @@ package final class IndexStore: Sendable {
         // of operations is prepared on another core while the transaction applies the one before it.
         let hot = operations.count >= PreparedUpsert.parallelThreshold
             ? ((try? read { try PrefixLists.hotPrefixes($0) }) ?? []) : []
-        let window = PreparedUpsert.window
-        var prepared = PreparedUpsert.prepare(operations, in: 0..<min(operations.count, window), hot: hot, now: now)
+        let windows = PreparedUpsert.windows(operations.count)
+        var prepared = PreparedUpsert.prepare(operations, in: windows.first ?? 0..<0, hot: hot, now: now)
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
@@ -763,35 +763,35 @@ package final class IndexStore: Sendable {
                             "the stored client state (\(stored?.count ?? 0) bytes) does not match the expected state")
                     }
                 }
-                var writer = Writer(db: db, store: self, newTerms: [:], now: now, dictionary: dictionary)
-                try writer.purgeExpired(now: now)
-                var next: PreparedUpsert.Background? = nil
-                for (position, operation) in operations.enumerated() {
-                    if position % window == 0 {
+                try RecordDictionary.whileWriting(with: dictionary, db) {
+                    var writer = Writer(db: db, store: self, newTerms: [:], now: now, dictionary: dictionary)
+                    try writer.purgeExpired(now: now)
+                    var next: PreparedUpsert.Background? = nil
+                    for (number, range) in windows.enumerated() {
                         if let next { prepared = next.value() }
                         try writer.begin(prepared)
                         // (The writer's is then its last reference: `Writer.endWindow` frees it on another thread.)
                         prepared = PreparedUpsert.Window()
-                        let following = position + window
-                        next = following < operations.count
-                            ? PreparedUpsert.Background(operations, in: following..<min(operations.count, following + window),
-                                                        hot: hot, now: now)
+                        next = number + 1 < windows.count
+                            ? PreparedUpsert.Background(operations, in: windows[number + 1], hot: hot, now: now)
                             : nil
+                        for position in range {
+                            try writer.apply(operations[position], at: position)
+                        }
                     }
-                    try writer.apply(operation, at: position)
+                    try writer.finish()
+                    // Every dictionary a committed record was compressed with is in the file, committed with it.
+                    if let dictionary, dictionaryInFile.withLock({ $0 }) != dictionary.id {
+                        try RecordDictionary.ensureStored(dictionary, db)
+                    }
+                    switch clientState {
+                    case .keep: break
+                    case .set(let data), .compareAndSet(_, let data):
+                        try db.cachedStatement(sql: Writer.setMeta).execute(arguments: ["clientState", data])
+                    }
+                    newTerms = writer.newTerms
+                    segmentsChanged = writer.changedSegments
                 }
-                try writer.finish()
-                // Every dictionary a committed record was compressed with is in the file, committed with it.
-                if let dictionary, dictionaryInFile.withLock({ $0 }) != dictionary.id {
-                    try RecordDictionary.ensureStored(dictionary, db)
-                }
-                switch clientState {
-                case .keep: break
-                case .set(let data), .compareAndSet(_, let data):
-                    try db.cachedStatement(sql: Writer.setMeta).execute(arguments: ["clientState", data])
-                }
-                newTerms = writer.newTerms
-                segmentsChanged = writer.changedSegments
             }
         }
         if let dictionary {

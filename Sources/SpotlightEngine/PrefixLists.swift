@@ -497,7 +497,7 @@ enum PrefixLists {
     }
 
     /// A list `apply` changes: its prefix, the change, and the list as stored (nil: none yet).
-    private struct ListChange: Sendable {
+    fileprivate struct ListChange: Sendable {
         var prefix: String
         var change: (added: Changes.Added?, removed: Set<Int64>?)
         var stored: [UInt8]?
@@ -506,7 +506,7 @@ enum PrefixLists {
 
     /// A list merged with its change (`merged`): whether it is complete, whether it must be refilled from the
     /// postings, and its encoded entries when they are to be written (nil: the stored list stays).
-    private struct MergedList: Sendable {
+    fileprivate struct MergedList: Sendable {
         var complete: Bool
         var needsRefill: Bool
         var encoded: Data?
@@ -525,7 +525,62 @@ enum PrefixLists {
     /// load's batch changes tens of thousands: decoding, sorting and encoding them were a fifth of its
     /// transaction's thread), then refilled from the postings where it ran low, and written.
     static func apply(_ changes: Changes, db: Database, now: Date = Date(), onEveryCore: Bool = false) throws {
-        guard !changes.isEmpty else { return }
+        try begin(changes, db: db, now: now, onEveryCore: onEveryCore).finish(db: db)
+    }
+
+    /// A transaction's change to the lists under way (`begin`): the lists it changes, read, and their merges, on
+    /// other cores for a large write while the transaction writes the rest of its changes; `finish` writes them.
+    struct Application {
+        private let work: [ListChange]
+        /// The merges of `work`, in order: parts of `parallelPart` lists each, taken up by the pool's threads (and
+        /// by `finish`'s, for the parts none has started).
+        private let parts: [Concurrently<[MergedList]>]
+        /// The merges when they were made on the transaction's thread.
+        private let merged: [MergedList]
+        private let now: Date
+
+        fileprivate init(work: [ListChange], parts: [Concurrently<[MergedList]>] = [], merged: [MergedList] = [], now: Date) {
+            self.work = work
+            self.parts = parts
+            self.merged = merged
+            self.now = now
+        }
+
+        /// Waits for the merges, refills the lists that ran low from the postings (which hold the transaction's
+        /// items by then), and writes the lists that changed.
+        func finish(db: Database) throws {
+            // (Last first: the pool takes the parts first first.)
+            for part in parts.reversed() { _ = part.value() }
+            let merged = parts.isEmpty ? self.merged : parts.flatMap { $0.value() }
+            let write = try db.cachedStatement(sql: upsertSQL).sqliteStatement
+            for (list, var result) in zip(work, merged) {
+                if result.needsRefill {
+                    let (entries, complete) = try refill(list.prefix, db: db, now: now)
+                    let before = list.stored.map { decode(Data($0)) }
+                    result.complete = complete
+                    result.encoded = before == nil || complete != list.complete || entries != before! ? encode(entries) : nil
+                }
+                // During a bulk load most lists of common prefixes are already full of better items: no write.
+                guard let encoded = result.encoded else { continue }
+                try SegmentMerger.bindAndStep(db, write) {
+                    RawBind.text(write, 1, list.prefix)
+                    sqlite3_bind_int64(write, 2, result.complete ? 1 : 0)
+                    RawBind.blob(write, 3, encoded)
+                }
+            }
+        }
+    }
+
+    /// Lists merged per part of a large write's merges.
+    static let parallelPart = 256
+
+    /// Reads the lists a transaction's changes touch and starts merging them: on the pool's threads when there are
+    /// many and the caller asks for it (`onEveryCore`), so that the transaction writes its vocabulary and segment
+    /// meanwhile (the merges of PyPI's batches of 10,000 took the writer ~0.1 s, its frequencies another 0.07 s,
+    /// one after the other with the second core mostly idle); on this thread otherwise. The refills and writes
+    /// wait for `Application.finish`.
+    static func begin(_ changes: Changes, db: Database, now: Date = Date(), onEveryCore: Bool = false) throws -> Application {
+        guard !changes.isEmpty else { return Application(work: [], now: now) }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
         // Sorted, so that pages of the prefix table are read and written in order.
         let changed = changes.byPrefix()
@@ -552,36 +607,14 @@ enum PrefixLists {
             if stays { continue }
             work.append(ListChange(prefix: prefix, change: change, stored: stored, complete: complete))
         }
-        var merged: [MergedList] = []
         if !onEveryCore || work.count < parallelMerges {
-            merged = work.map(Self.merged)
-        } else {
-            parallelApplies.add(1, ordering: .relaxed)
-            let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-            let chunk = (work.count + workers - 1) / workers
-            let parts = Mutex([[MergedList]](repeating: [], count: workers))
-            DispatchQueue.concurrentPerform(iterations: workers) { [work] worker in
-                let part = work[min(work.count, worker * chunk)..<min(work.count, (worker + 1) * chunk)].map(Self.merged)
-                parts.withLock { $0[worker] = part }
-            }
-            merged = parts.withLock { $0.flatMap { $0 } }
+            return Application(work: work, merged: work.map(Self.merged), now: now)
         }
-        let write = try db.cachedStatement(sql: upsertSQL).sqliteStatement
-        for (list, var result) in zip(work, merged) {
-            if result.needsRefill {
-                let (entries, complete) = try refill(list.prefix, db: db, now: now)
-                let before = list.stored.map { decode(Data($0)) }
-                result.complete = complete
-                result.encoded = before == nil || complete != list.complete || entries != before! ? encode(entries) : nil
-            }
-            // During a bulk load most lists of common prefixes are already full of better items: no write.
-            guard let encoded = result.encoded else { continue }
-            try SegmentMerger.bindAndStep(db, write) {
-                RawBind.text(write, 1, list.prefix)
-                sqlite3_bind_int64(write, 2, result.complete ? 1 : 0)
-                RawBind.blob(write, 3, encoded)
-            }
+        parallelApplies.add(1, ordering: .relaxed)
+        let parts = stride(from: 0, to: work.count, by: parallelPart).map { [work] start in
+            Concurrently { work[start..<min(work.count, start + parallelPart)].map(Self.merged) }
         }
+        return Application(work: work, parts: parts, now: now)
     }
 
     /// A list merged with its change (apart from the database, on any thread): items removed, items added that

@@ -128,8 +128,34 @@ final class RecordDictionary: @unchecked Sendable {
     /// its entries: zstd derives a dictionary's id from its content, so the same id names the same bytes.)
     private static let known = Mutex<[String: [UInt32: RecordDictionary]]>([:])
 
+    /// Dictionaries that writes under way compress with and store only at their end (`ensureStored`), by the
+    /// writer's connection: the write's own reads resolve them (an item it wrote in a row, or in a block, and
+    /// replaces or deletes again), no other connection does.
+    private static let unstored = Mutex<[UInt: RecordDictionary]>([:])
+
+    private static func connectionKey(_ db: Database) -> UInt {
+        UInt(bitPattern: db.sqliteConnection.map { Int(bitPattern: $0) } ?? 0)
+    }
+
+    /// Runs a write's `body` with `dictionary` resolved by `named` on its connection, stored or not.
+    /// Throws `Conflict` at once when the store holds other bytes under the dictionary's id (as `ensureStored`
+    /// would at the end): its records must not be read with these.
+    static func whileWriting<T>(with dictionary: RecordDictionary?, _ db: Database, _ body: () throws -> T) throws -> T {
+        guard let dictionary else { return try body() }
+        if try db.tableExists("recordDictionary"),
+           let stored = try Data.fetchOne(db, sql: "SELECT data FROM recordDictionary WHERE id = ?", arguments: [Int64(dictionary.id)]),
+           stored != dictionary.data {
+            throw Conflict()
+        }
+        let key = connectionKey(db)
+        unstored.withLock { $0[key] = dictionary }
+        defer { unstored.withLock { $0[key] = nil } }
+        return try body()
+    }
+
     /// The dictionary with zstd's id `id` of the store `db` reads, or nil when it has none by that id.
     static func named(_ id: UInt32, in db: Database) throws -> RecordDictionary? {
+        if let writing = unstored.withLock({ $0.isEmpty ? nil : $0[connectionKey(db)] }), writing.id == id { return writing }
         let path = storePath(db)
         if let found = known.withLock({ $0[path]?[id] }) { return found }
         guard try db.tableExists("recordDictionary"),

@@ -181,6 +181,24 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(found[0], words)
     }
 
+    /// A batch's windows tile it in order: a batch that fits in one window is one; a larger one starts with a small
+    /// window (prepared while the transaction waits), and none after it is small enough to go unprepared.
+    func testABatchsWindowsTileItWithASmallFirstWindow() {
+        XCTAssertEqual(PreparedUpsert.windows(0), [])
+        XCTAssertEqual(PreparedUpsert.windows(10), [0..<10])
+        XCTAssertEqual(PreparedUpsert.windows(PreparedUpsert.window), [0..<PreparedUpsert.window])
+        for count in [PreparedUpsert.window + 1, PreparedUpsert.window + PreparedUpsert.firstWindow + 1, 10_000,
+                      PreparedUpsert.window * 3, PreparedUpsert.window * 3 + 7] {
+            let windows = PreparedUpsert.windows(count)
+            XCTAssertEqual(windows.first, 0..<PreparedUpsert.firstWindow, "\(count)")
+            XCTAssertEqual(windows.last?.upperBound, count)
+            for (a, b) in zip(windows, windows.dropFirst()) { XCTAssertEqual(a.upperBound, b.lowerBound) }
+            XCTAssertTrue(windows.dropFirst().allSatisfy { $0.count >= PreparedUpsert.window / 4 && $0.count < PreparedUpsert.window * 5 / 4 },
+                          "\(count): \(windows)")
+        }
+        XCTAssertEqual(PreparedUpsert.windows(10_000).count, 6)
+    }
+
     /// The vocabulary a write leaves (`Writer.addedTerms`: a transaction's new terms are inserted once, at its end,
     /// with their frequencies): over more than one prepared window, with items deleted or expired in the same
     /// write, and written by another store object of the same file (which knows none of the ids).

@@ -537,6 +537,43 @@ final class SegmentTests: XCTestCase {
     /// another core under the items' positions) and its terms' counts are taken in at the window's end. Items
     /// replaced or deleted within their own window, in a later window of the batch, and in a later batch leave
     /// the lists exact and the document frequencies right.
+    /// A large write whose last window has too few new items to be prepared (they take the single-item way)
+    /// replaces and deletes items that earlier windows of the same write added, and items it wrote in that window:
+    /// records compressed with the dictionary the write trained, which the store has only once the write ends,
+    /// are read back all the same.
+    func testAnUnpreparedLastWindowReplacesItemsOfTheSameWrite() throws {
+        var replaced = 0
+        for tail in [10, 1, PreparedUpsert.parallelThreshold - 1] {
+            replaced += tail > 2 ? tail - 1 : tail
+            let count = PreparedUpsert.window + PreparedUpsert.firstWindow
+            let prefix = "t\(tail)-"
+            var operations: [IndexOperation] = (0..<count).map {
+                .upsert(item(prefix + "\($0)", title: "first version \($0) of many records", text: "words to train a dictionary on \($0 % 97)"))
+            }
+            operations += (0..<(tail > 2 ? tail - 2 : tail)).map { .upsert(item(prefix + "\($0)", title: "second version \($0)")) }
+            if tail > 2 {
+                // Written in a row by the last window and replaced in it: in the first write, its record is
+                // compressed with the dictionary the write trained.
+                operations += [.upsert(item(prefix + "late", title: "late first words", text: "words to train a dictionary on 1")),
+                               .upsert(item(prefix + "late", title: "second version late"))]
+            }
+            operations.append(.delete(identifiers: [prefix + "\(count - 1)"]))
+            operations += (0..<PreparedUpsert.window / 4).map { .delete(identifiers: ["absent-\($0)"]) }
+            let last = try XCTUnwrap(PreparedUpsert.windows(operations.count).last)
+            XCTAssertEqual(last.lowerBound, count)
+            XCTAssertLessThan(operations[last].filter { if case .upsert = $0 { return true } else { return false } }.count,
+                              PreparedUpsert.parallelThreshold, "the last window is not prepared")
+            try store.apply(operations, now: now)
+            XCTAssertEqual(try store.item(withIdentifier: prefix + "0")?.attributes["title"], .string("second version 0"))
+            XCTAssertEqual(try store.item(withIdentifier: prefix + "\(tail)")?.attributes["title"],
+                           .string("first version \(tail) of many records"))
+            XCTAssertNil(try store.item(withIdentifier: prefix + "\(count - 1)"))
+            if tail > 2 { XCTAssertEqual(try store.item(withIdentifier: prefix + "late")?.attributes["title"], .string("second version late")) }
+            XCTAssertEqual(try search("second", lists: false).count, replaced)
+            try store.checkIntegrity()
+        }
+    }
+
     func testPrefixListsAndFrequenciesStayExactAcrossPreparedWindows() throws {
         var random = SplitMix64(state: 2026)
         let words = ["apple", "apricot", "april", "ample", "amber", "banana", "band", "bandit", "ab", "abc", "cherry"]
