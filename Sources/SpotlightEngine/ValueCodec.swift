@@ -28,11 +28,12 @@ enum ValueCodec {
     /// refused before anything is allocated. (A record that compresses better than that is stored uncompressed.)
     static let maximumRecordSize = 256 << 20
     static let maximumRatio = 64
-    /// zstd's level for records and record blocks. Decompressing costs the same at any level; compressing a block
-    /// of 4 KB at 9 is still a few tens of microseconds, done on every core before a bulk load takes the write lock.
-    /// Debian's blocks took 10.9 MB at level 3, 10.2 at 6, 9.98 at 9 and 9.88 at 12 (the whole index 1.51×, 1.48×,
-    /// 1.47×, 1.47× its raw text), with no measurable change in bulk speed up to 9.
-    static let zstdLevel: Int32 = 9
+    /// zstd's level for records and record blocks. Decompressing costs the same at any level. Debian's blocks took
+    /// 10.9 MB at level 3, 10.2 at 6, 9.98 at 9 and 9.88 at 12 (the whole index 1.51×, 1.48×, 1.47×, 1.47× its raw
+    /// text). PyPI's blocks with their dictionary (`zstd -b -D`, 2,000 blocks of 4.8 KB, 2026-11-28): level 3
+    /// 1.82 MB at 285 MB/s, 6 1.73 MB at 65 MB/s, 9 1.70 MB at 38 MB/s: level 9 was 8 % of a bulk load's CPU
+    /// (perf), for 1.5 % less than level 6 in the frames (0.4 % of the index).
+    static let zstdLevel: Int32 = 6
 
     /// With the index's dictionary (`RecordDictionary`), records from this size are compressed.
     static let dictionaryCompressionThreshold = 24
