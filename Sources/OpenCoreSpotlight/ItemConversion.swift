@@ -73,6 +73,9 @@ enum ItemConversion {
             throw invalid("the item holds \(total) bytes; the limit is \(IndexLimits.maximumItemSize)")
         }
         var attributes = set.attributes
+        // (Copied once at the size it grows to: the copy that the first insertion made, then grown for the second,
+        // was a third of converting an item.)
+        attributes.reserveCapacity(attributes.count + 2)
         // The index records the content type's conformance tree, so queries on a supertype find the item; the
         // app's attribute set is left as the app made it.
         if attributes["contentTypeTree"] == nil, case .string(let identifier)? = attributes["contentType"] {
