@@ -763,7 +763,9 @@ package final class IndexStore: Sendable {
                             "the stored client state (\(stored?.count ?? 0) bytes) does not match the expected state")
                     }
                 }
-                try RecordDictionary.whileWriting(with: dictionary, db) {
+                // (Only a dictionary the file may not have yet: checking one it has read its 64 KB on every write.)
+                let unstored = dictionary.flatMap { dictionaryInFile.withLock({ $0 }) == $0.id ? nil : $0 }
+                try RecordDictionary.whileWriting(with: unstored, db) {
                     var writer = Writer(db: db, store: self, newTerms: [:], now: now, dictionary: dictionary)
                     try writer.purgeExpired(now: now)
                     var next: PreparedUpsert.Background? = nil
