@@ -53,8 +53,7 @@ struct RecordEntries {
     func customAttribute(_ name: String) -> CustomAttribute? {
         guard let entry = entries.last(where: { $0.custom != nil && matches($0, name) }), let flags = entry.custom,
               let value = value(entry) else { return nil }
-        return CustomAttribute(value: value, isSearchable: flags & 1 != 0, isSearchableByDefault: flags & 2 != 0,
-                               isUnique: flags & 4 != 0, isMultiValued: flags & 8 != 0)
+        return CustomAttribute(value: value, storedFlags: flags)
     }
 
     /// The attributes and custom attributes named in `names` (all of them when `names` is nil), as
@@ -68,8 +67,7 @@ struct RecordEntries {
             if let names, !names.contains(name) { continue }
             guard let value = value(entry) else { continue }
             if let flags = entry.custom {
-                custom[name] = CustomAttribute(value: value, isSearchable: flags & 1 != 0, isSearchableByDefault: flags & 2 != 0,
-                                               isUnique: flags & 4 != 0, isMultiValued: flags & 8 != 0)
+                custom[name] = CustomAttribute(value: value, storedFlags: flags)
             } else {
                 attributes[name] = value
             }

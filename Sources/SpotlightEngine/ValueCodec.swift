@@ -130,12 +130,7 @@ enum ValueCodec {
         }
         for (name, attribute) in custom.sorted(by: { $0.key < $1.key }) {
             out.append(1)
-            var flags: UInt8 = 0
-            if attribute.isSearchable { flags |= 1 }
-            if attribute.isSearchableByDefault { flags |= 2 }
-            if attribute.isUnique { flags |= 4 }
-            if attribute.isMultiValued { flags |= 8 }
-            out.append(flags)
+            out.append(attribute.storedFlags)
             writeString(name, to: &out)
             write(attribute.value, to: &out)
         }
@@ -169,9 +164,7 @@ enum ValueCodec {
                 let flags = try reader.byte()
                 let name = try reader.string()
                 let value = try reader.value(depth: 0)
-                custom[name] = CustomAttribute(
-                    value: value, isSearchable: flags & 1 != 0, isSearchableByDefault: flags & 2 != 0,
-                    isUnique: flags & 4 != 0, isMultiValued: flags & 8 != 0)
+                custom[name] = CustomAttribute(value: value, storedFlags: flags)
             } else {
                 throw EngineError(.corruptIndex, "unknown attribute entry kind \(kind)")
             }
@@ -426,5 +419,19 @@ final class ZstdContexts: Sendable {
             }
         }
         return body(context)
+    }
+}
+
+extension CustomAttribute {
+    /// The byte a record stores for a custom attribute's behaviour (`ValueCodec.encode`): 1 searchable, 2 searchable
+    /// by default, 4 unique, 8 multi-valued.
+    var storedFlags: UInt8 {
+        (isSearchable ? 1 : 0) | (isSearchableByDefault ? 2 : 0) | (isUnique ? 4 : 0) | (isMultiValued ? 8 : 0)
+    }
+
+    /// A custom attribute read back from a record: its value and its flags byte (`storedFlags`).
+    init(value: AttributeValue, storedFlags flags: UInt8) {
+        self.init(value: value, isSearchable: flags & 1 != 0, isSearchableByDefault: flags & 2 != 0,
+                  isUnique: flags & 4 != 0, isMultiValued: flags & 8 != 0)
     }
 }

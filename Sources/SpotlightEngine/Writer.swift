@@ -983,7 +983,7 @@ enum RawBind {
             sqlite3_bind_null(statement, index)
             return
         }
-        value.withUTF8 { utf8 in
+        _ = value.withUTF8 { utf8 in
             if let base = utf8.baseAddress, utf8.count > 0 {
                 sqlite3_bind_text(statement, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
                                   Int32(utf8.count), SQLITE_TRANSIENT)
