@@ -17,32 +17,48 @@ package struct StoredItemQueryView: QueryItem {
     }
 
     package func queryValues(forAttribute name: String) -> [QueryValue]? {
+        Self.queryValues(forAttribute: name, uniqueIdentifier: item.uniqueIdentifier, domainIdentifier: item.domainIdentifier,
+                         expirationDate: item.expirationDate, attribute: { item.attributes[$0] },
+                         customAttribute: { item.customAttributes[$0] })
+    }
+
+    package func defaultSearchableText() -> [String] {
+        Self.defaultSearchableText(attributes: item.attributes, custom: item.customAttributes)
+    }
+
+    /// How a stored item answers for an attribute name, whatever holds its attributes (a decoded item, or a record
+    /// read one attribute at a time: `RecordQueryView`): `attribute` by an attribute set's own property name,
+    /// `customAttribute` by a custom key's.
+    static func queryValues(forAttribute name: String, uniqueIdentifier: String, domainIdentifier: String?,
+                            expirationDate: @autoclosure () -> Date, attribute: (String) -> AttributeValue?,
+                            customAttribute: (String) -> CustomAttribute?) -> [QueryValue]? {
         switch name {
         case "uniqueIdentifier", "kMDItemIdentifier":
-            return [.string(item.uniqueIdentifier)]
+            return [.string(uniqueIdentifier)]
         case "domainIdentifier":
-            if let value = item.attributes["domainIdentifier"] { return Self.queryValues(value) }
-            return item.domainIdentifier.map { [.string($0)] }
+            if let value = attribute("domainIdentifier") { return queryValues(value) }
+            return domainIdentifier.map { [.string($0)] }
         case "expirationDate":
-            return [.date(item.expirationDate)]
+            return [.date(expirationDate())]
         default:
             break
         }
         if let descriptor = AttributeCatalog.descriptor(named: name) {
-            return item.attributes[descriptor.name].map(Self.queryValues)
+            return attribute(descriptor.name).map(queryValues)
         }
-        if let custom = item.customAttributes[name], custom.isSearchable {
-            return Self.queryValues(custom.value)
+        if let custom = customAttribute(name), custom.isSearchable {
+            return queryValues(custom.value)
         }
         return nil
     }
 
-    package func defaultSearchableText() -> [String] {
+    /// The text `*` searches in a stored item's attributes.
+    static func defaultSearchableText(attributes: [String: AttributeValue], custom: [String: CustomAttribute]) -> [String] {
         var strings: [String] = []
-        for (name, value) in item.attributes where AttributeCatalog.descriptor(named: name)?.textTier != nil {
+        for (name, value) in attributes where AttributeCatalog.descriptor(named: name)?.textTier != nil {
             strings += value.searchableStrings
         }
-        for (_, custom) in item.customAttributes where custom.isSearchable && custom.isSearchableByDefault {
+        for (_, custom) in custom where custom.isSearchable && custom.isSearchableByDefault {
             strings += custom.value.searchableStrings
         }
         return strings

@@ -61,6 +61,8 @@ struct RecordEntries {
     func decoded(only names: Set<String>? = nil) -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
         var attributes: [String: AttributeValue] = [:]
         var custom: [String: CustomAttribute] = [:]
+        // (A `CSSearchQuery` without `fetchAttributes` asks for none: no name is made.)
+        if names?.isEmpty == true { return (attributes, custom) }
         if names == nil { attributes.reserveCapacity(entries.count) }
         for entry in entries {
             let name = String(decoding: bytes[entry.name], as: UTF8.self)
@@ -102,31 +104,15 @@ struct RecordQueryView: QueryItem {
     let record: RecordEntries
 
     func queryValues(forAttribute name: String) -> [QueryValue]? {
-        switch name {
-        case "uniqueIdentifier", "kMDItemIdentifier":
-            return [.string(uniqueIdentifier)]
-        case "domainIdentifier":
-            if let value = record.attribute("domainIdentifier") { return StoredItemQueryView.queryValues(value) }
-            return domainIdentifier.map { [.string($0)] }
-        case "expirationDate":
-            return [.date(Date(timeIntervalSinceReferenceDate: expires))]
-        default:
-            break
-        }
-        if let descriptor = AttributeCatalog.descriptor(named: name) {
-            return record.attribute(descriptor.name).map(StoredItemQueryView.queryValues)
-        }
-        if let custom = record.customAttribute(name), custom.isSearchable {
-            return StoredItemQueryView.queryValues(custom.value)
-        }
-        return nil
+        StoredItemQueryView.queryValues(forAttribute: name, uniqueIdentifier: uniqueIdentifier,
+                                        domainIdentifier: domainIdentifier,
+                                        expirationDate: Date(timeIntervalSinceReferenceDate: expires),
+                                        attribute: record.attribute, customAttribute: record.customAttribute)
     }
 
     func defaultSearchableText() -> [String] {
         let decoded = record.decoded()
-        return StoredItemQueryView(item: StoredItem(uniqueIdentifier: uniqueIdentifier, expirationDate: .distantFuture,
-                                                    attributes: decoded.attributes, customAttributes: decoded.custom))
-            .defaultSearchableText()
+        return StoredItemQueryView.defaultSearchableText(attributes: decoded.attributes, custom: decoded.custom)
     }
 }
 
@@ -134,8 +120,7 @@ extension ItemCatalog.Entry {
     /// The item's plain record, wherever it is stored (its block's, its row's, or its row's compressed).
     func plainRecord(in db: Database) throws -> [UInt8] {
         if let plain { return Array(plain) }
-        if record.isEmpty { return try RecordBlocks.record(of: id, in: db) }
-        return try ValueCodec.plain(record, dictionary: { try RecordDictionary.named($0, in: db) })
+        return try ValueCodec.plain(record, item: id, in: db)
     }
 
     /// The item with the attributes named in `names` decoded (every one when `names` is nil), from its record

@@ -142,8 +142,14 @@ enum ValueCodec {
     /// read from the store.
     static func decode(_ stored: [UInt8], item: Int64, in db: Database) throws
         -> (attributes: [String: AttributeValue], custom: [String: CustomAttribute]) {
-        if stored.isEmpty { return try decode(try RecordBlocks.record(of: item, in: db)) }
-        return try decode(stored, dictionary: { try RecordDictionary.named($0, in: db) })
+        try decode(try plain(stored, item: item, in: db))
+    }
+
+    /// The plain record of the item `item` in the store `db` reads, whose row holds `stored` (`decode(_:item:in:)`:
+    /// the record compressed or not, or nothing when it is in a block of records).
+    static func plain(_ stored: [UInt8], item: Int64, in db: Database) throws -> [UInt8] {
+        if stored.isEmpty { return try RecordBlocks.record(of: item, in: db) }
+        return try plain(stored, dictionary: { try RecordDictionary.named($0, in: db) })
     }
 
     static func decode(_ stored: [UInt8], dictionary: (UInt32) throws -> RecordDictionary? = { _ in nil }) throws
