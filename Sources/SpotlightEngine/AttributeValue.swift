@@ -75,6 +75,17 @@ extension AttributeValue {
         }
     }
 
+    /// Calls `body` with each of `searchableStrings`, in order, without gathering them in an array (a bulk load
+    /// asks every value of every item).
+    package func forEachSearchableString(_ body: (String) -> Void) {
+        switch self {
+        case .string(let s): body(s)
+        case .array(let a): for element in a { element.forEachSearchableString(body) }
+        case .int, .double, .bool, .date, .data, .null: break
+        default: for s in searchableStrings { body(s) }
+        }
+    }
+
     /// The elements of an array value, or the value itself.
     package var elements: [AttributeValue] {
         if case .array(let a) = self { return a }

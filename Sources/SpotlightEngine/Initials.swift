@@ -41,11 +41,19 @@ enum Initials {
 
     /// The 18 bytes of an item's terms (`TextIndexer.terms`).
     static func encode(_ terms: [String: UInt8]) -> [UInt8] {
+        var table = ItemTerms()
+        for (term, tiers) in terms { table.add(term, tiers: tiers) }
+        return encode(table)
+    }
+
+    /// The 18 bytes of an item's terms as a bulk load prepares them.
+    static func encode(_ terms: ItemTerms) -> [UInt8] {
         var codes = [UInt8](repeating: 0, count: letters)
-        for (term, tiers) in terms {
-            guard let first = term.utf8.first, let letter = index(ofByte: first),
-                  let tier = TextIndexer.bestTier(tiers) else { continue }
-            let code = MatchCode.make(tier: tier, kind: term.utf8.count == 1 ? .exact : .prefix)
+        for n in 0..<terms.count {
+            let range = terms.table.range(of: n)
+            guard !range.isEmpty, let letter = index(ofByte: terms.table.bytes[range.lowerBound]),
+                  let tier = TextIndexer.bestTier(terms.tiers[n]) else { continue }
+            let code = MatchCode.make(tier: tier, kind: range.count == 1 ? .exact : .prefix)
             if codes[letter] == 0 || code < codes[letter] { codes[letter] = code }
         }
         var bytes = [UInt8](repeating: 0, count: byteCount)

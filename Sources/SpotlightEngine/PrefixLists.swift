@@ -198,7 +198,7 @@ enum PrefixLists {
         /// `points`: the item's `bestPoints` for this transaction's `hot` set.
         mutating func add(item: Int64, uid: String, points: PrefixPoints, hintPoints: Double) {
             smallestAdded = min(smallestAdded, item)
-            for (prefix, points) in points.short {
+            points.short.forEach { prefix, points in
                 // (A short key's length: its second and third scalars are 0 when absent, `shortKey`.)
                 let length = prefix & 0x3FF_FFFF_FFFF == 0 ? 1 : prefix & 0x1F_FFFF == 0 ? 2 : 3
                 added[prefix, default: Added(capacity: PrefixLists.capacity(length: length))].insert(Entry(item: item, key: points + hintPoints, uid: uid))
@@ -214,7 +214,7 @@ enum PrefixLists {
             // reused, so no stored list holds it); an older one (every item an update replaces) is not looked for
             // there: each look scanned a prefix's best added items.
             let addedHere = item >= smallestAdded
-            for prefix in points.short.keys {
+            for (prefix, _) in points.short.entries {
                 if addedHere, added[prefix]?.remove(item) == true { continue }
                 removed.insert(prefix)
             }
@@ -253,29 +253,24 @@ enum PrefixLists {
             }
         }
 
-        private var heaps: [BestKept<Offer>] = []
-        private var numbers: [UInt64: Int32] = [:]
+        /// Each prefix's heap, by prefix (`UInt64Map`: a `Dictionary` hashed each of tens of millions of offers
+        /// with SipHash).
+        private var heaps = UInt64Map<BestKept<Offer>>(capacity: 4_096)
 
         mutating func offer(prefix: UInt64, key: Double, rank: Int32, position: Int32) {
-            let offer = Offer(key: key, rank: rank, position: position)
-            if let number = numbers[prefix] {
-                heaps[Int(number)].insert(offer)
-                return
+            let (index, _) = heaps.index(of: prefix) {
+                let length = prefix & 0x3FF_FFFF_FFFF == 0 ? 1 : prefix & 0x1F_FFFF == 0 ? 2 : 3
+                return BestKept<Offer>(capacity: PrefixLists.capacity(length: length))
             }
-            numbers[prefix] = Int32(heaps.count)
-            let length = prefix & 0x3FF_FFFF_FFFF == 0 ? 1 : prefix & 0x1F_FFFF == 0 ? 2 : 3
-            var heap = BestKept<Offer>(capacity: PrefixLists.capacity(length: length))
-            heap.insert(offer)
-            heaps.append(heap)
+            heaps.modifyValue(at: index) { $0.insert(Offer(key: key, rank: rank, position: position)) }
         }
 
         /// The kept offers as `Changes.added`, items numbered by position; `uid(position)` names them.
         func changes(uid: (Int32) -> String) -> [UInt64: Changes.Added] {
             var result: [UInt64: Changes.Added] = [:]
-            result.reserveCapacity(numbers.count)
+            result.reserveCapacity(heaps.count)
             func entry(_ offer: Offer) -> Entry { Entry(item: Int64(offer.position), key: offer.key, uid: uid(offer.position)) }
-            for (prefix, number) in numbers {
-                let heap = heaps[Int(number)]
+            heaps.forEach { prefix, heap in
                 result[prefix] = Changes.Added(heap: heap.entries.map(entry), capacity: heap.capacity,
                                                bestDropped: heap.bestDropped.map(entry))
             }
@@ -286,8 +281,32 @@ enum PrefixLists {
     /// The best word points per prefix of an item's free-text terms: prefixes of 1…3 scalars as packed integers
     /// (`shortKey`; a bulk load computes tens of millions of them), longer ones that have lists (`hot`) as text.
     struct PrefixPoints: Sendable {
-        var short: [UInt64: Double] = [:]
+        var short = ShortPoints()
         var long: [String: Double] = [:]
+    }
+
+    /// An item's best points per short prefix (`shortKey`), in the order its terms gave the prefixes: one array,
+    /// made from a table the preparing thread reuses (a table per item was a fifth of `bestPoints`).
+    struct ShortPoints: Sendable, Equatable {
+        var entries: [(prefix: UInt64, points: Double)] = []
+
+        var count: Int { entries.count }
+
+        func forEach(_ body: (UInt64, Double) -> Void) {
+            for entry in entries { body(entry.prefix, entry.points) }
+        }
+
+        init() {}
+
+        init(_ table: UInt64Map<Double>) {
+            entries.reserveCapacity(table.count)
+            table.forEach { entries.append(($0, $1)) }
+        }
+
+        /// The same prefixes with the same points, in whatever order.
+        static func == (a: Self, b: Self) -> Bool {
+            a.count == b.count && Dictionary(a.entries, uniquingKeysWith: max) == Dictionary(b.entries, uniquingKeysWith: max)
+        }
     }
 
     /// A prefix of 1…3 scalars as one integer: 21 bits per scalar, first scalar highest (no term contains NUL, so
@@ -354,59 +373,97 @@ enum PrefixLists {
 
     /// The best points per prefix (word points, plus the name parts: `namePoints`).
     static func bestPoints(_ terms: [String: UInt8], hot: HotPrefixes = [], name: NameSignals = .none) -> PrefixPoints {
-        var result = PrefixPoints()
-        result.short.reserveCapacity(terms.count * 2)
-        for (term, tiers) in terms {
-            // (The keyword tier's own terms repeat its words: no prefix of them is typed.)
-            guard !TextIndexer.isOwnTerm(term), let tier = TextIndexer.bestTier(tiers) else { continue }
-            let weight = Ranking.tierWeights[tier]
-            var scalars: (UInt32, UInt32, UInt32) = (0, 0, 0)
-            var length = 0
-            var iterator = term.unicodeScalars.makeIterator()
-            var next = iterator.next()
-            while let scalar = next, length < eagerPrefixLength {
-                length += 1
-                switch length {
-                case 1: scalars.0 = scalar.value
-                case 2: scalars.1 = scalar.value
-                default: scalars.2 = scalar.value
-                }
-                next = iterator.next()
-                let points = weight * Ranking.kindFactor(next == nil ? .exact : .prefix)
-                let key = shortKey(scalars)
-                if points > result.short[key] ?? -1 { result.short[key] = points }
-            }
-            guard !hot.isEmpty, next != nil, hot.heads.contains(shortKey(scalars)) else { continue }
-            // Longer prefixes, only those with lists: each prefix's hash (`NameSignals.hash`, over its UTF-8 bytes)
-            // is looked up first, and only a known one is made text.
-            let utf8 = term.utf8
-            var hash = NameSignals.hashSeed
-            var whole = 0
-            var bytes = 0
-            func check(exact: Bool) {
-                guard whole > eagerPrefixLength, hot.hashes.contains(NameSignals.finished(hash)) else { return }
-                let key = String(decoding: utf8.prefix(bytes), as: UTF8.self)
-                guard hot.contains(key) else { return }
-                let points = weight * Ranking.kindFactor(exact ? .exact : .prefix)
-                if points > result.long[key] ?? -1 { result.long[key] = points }
-            }
-            var ended = true
-            for byte in utf8 {
-                // A byte that starts a scalar: the bytes before it are `whole` scalars.
-                if byte & 0xC0 != 0x80 {
-                    check(exact: false)
-                    whole += 1
-                    if whole > maxPrefixLength {
-                        ended = false
-                        break
-                    }
-                }
-                hash = NameSignals.hashStep(hash, byte)
-                bytes += 1
-            }
-            if ended { check(exact: true) }
+        var table = ItemTerms()
+        for (term, tiers) in terms { table.add(term, tiers: tiers) }
+        return bestPoints(table, hot: hot, name: name)
+    }
+
+    /// The value of the UTF-8 scalar at `offset` of a term (valid UTF-8: terms are text), and moves past it.
+    @inline(__always)
+    static func scalar(_ bytes: ArraySlice<UInt8>, _ offset: inout Int) -> UInt32 {
+        let start = bytes.startIndex + offset
+        let lead = UInt32(bytes[start])
+        let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        guard offset + length <= bytes.count else {
+            offset = bytes.count
+            return lead
         }
-        guard name.words > 0 else { return result }
+        var value = length == 1 ? lead : length == 2 ? lead & 0x1F : length == 3 ? lead & 0x0F : lead & 0x07
+        for k in 1..<length { value = value << 6 | UInt32(bytes[start + k] & 0x3F) }
+        offset += length
+        return value
+    }
+
+    /// `bestPoints` of an item's terms as a bulk load prepares them.
+    static func bestPoints(_ terms: ItemTerms, hot: HotPrefixes = [], name: NameSignals = .none) -> PrefixPoints {
+        var short = UInt64Map<Double>()
+        return bestPoints(terms, hot: hot, name: name, short: &short)
+    }
+
+    /// `bestPoints`, with `short` (emptied first) as the table of short prefixes: a thread that prepares items one
+    /// after the other reuses it.
+    static func bestPoints(_ terms: ItemTerms, hot: HotPrefixes, name: NameSignals,
+                           short: inout UInt64Map<Double>) -> PrefixPoints {
+        var result = PrefixPoints()
+        short.removeAll()
+        for n in 0..<terms.count {
+            let tiers = terms.tiers[n]
+            // (A slice, not a pointer in a closure: a closure's captures of `short` and `result` were checked for
+            // exclusive access at every step, a quarter of this function.)
+            let term = terms.table.bytes[terms.table.range(of: n)]
+            do {
+                // (The keyword tier's own terms repeat its words: no prefix of them is typed.)
+                guard let first = term.first, !(1...4).contains(first), let tier = TextIndexer.bestTier(tiers) else { continue }
+                let weight = Ranking.tierWeights[tier]
+                var scalars: (UInt32, UInt32, UInt32) = (0, 0, 0)
+                var length = 0
+                var offset = 0
+                while offset < term.count, length < eagerPrefixLength {
+                    let value = scalar(term, &offset)
+                    length += 1
+                    switch length {
+                    case 1: scalars.0 = value
+                    case 2: scalars.1 = value
+                    default: scalars.2 = value
+                    }
+                    let points = weight * Ranking.kindFactor(offset == term.count ? .exact : .prefix)
+                    let (index, inserted) = short.index(of: shortKey(scalars)) { points }
+                    if !inserted, points > short.values[index] { short.setValue(points, at: index) }
+                }
+                guard !hot.isEmpty, offset < term.count, hot.heads.contains(shortKey(scalars)) else { continue }
+                // Longer prefixes, only those with lists: each prefix's hash (`NameSignals.hash`, over its UTF-8 bytes)
+                // is looked up first, and only a known one is made text.
+                var hash = NameSignals.hashSeed
+                var whole = 0
+                var bytes = 0
+                func check(exact: Bool) {
+                    guard whole > eagerPrefixLength, hot.hashes.contains(NameSignals.finished(hash)) else { return }
+                    let key = String(decoding: term.prefix(bytes), as: UTF8.self)
+                    guard hot.contains(key) else { return }
+                    let points = weight * Ranking.kindFactor(exact ? .exact : .prefix)
+                    if points > result.long[key] ?? -1 { result.long[key] = points }
+                }
+                var ended = true
+                for byte in term {
+                    // A byte that starts a scalar: the bytes before it are `whole` scalars.
+                    if byte & 0xC0 != 0x80 {
+                        check(exact: false)
+                        whole += 1
+                        if whole > maxPrefixLength {
+                            ended = false
+                            break
+                        }
+                    }
+                    hash = NameSignals.hashStep(hash, byte)
+                    bytes += 1
+                }
+                if ended { check(exact: true) }
+            }
+        }
+        guard name.words > 0 else {
+            result.short = ShortPoints(short)
+            return result
+        }
         // The name's key as a short key, when it is short enough to be one; the first word's short prefixes.
         var nameKey: UInt64? = nil
         if let text = name.keyText, text.unicodeScalars.count <= eagerPrefixLength { nameKey = shortKeys(text).last }
@@ -416,12 +473,13 @@ enum PrefixLists {
         // Signals read back from an item's row have no key text, only its hash (`PendingPrefixes`): a prefix is
         // then the name when it hashes to it (a collision only raises a key, which stays an upper bound).
         let nameFloor = Ranking.tierWeights[0] * Ranking.kindFactor(.prefix) - 1e-9
-        for (key, points) in result.short {
+        for index in 0..<short.count {
+            let key = short.keys[index], points = short.values[index]
             let isName = name.keyText != nil ? key == nameKey
                 : points >= nameFloor && NameSignals.hash(shortPrefix(key)) == name.key
             let extra = namePoints(points, name: name, isName: isName, startsName: firstKeys.contains(key),
                                    firstIsPrefix: key == firstKey)
-            if extra > 0 { result.short[key] = points + extra }
+            if extra > 0 { short.setValue(points + extra, at: index) }
         }
         for (key, points) in result.long {
             let isName = name.keyText.map { key == $0 } ?? (NameSignals.hash(key) == name.key)
@@ -430,6 +488,7 @@ enum PrefixLists {
                                    firstIsPrefix: name.first == key)
             if extra > 0 { result.long[key] = points + extra }
         }
+        result.short = ShortPoints(short)
         return result
     }
 

@@ -34,11 +34,13 @@ enum TextIndexer {
     static let freeTextMask: UInt8 = 0x0F
     /// What the domain's own terms start with.
     static let domainTermPrefix = "\u{1}"
+    static let domainTermPrefixByte: UInt8 = 1
     /// In a `TermLookup.tieredTerm`'s tiers only (never in a posting: the codec keeps 5 bits): the word is a
     /// domain's, read from the domain's own terms where the store has them (`TermLookup.resolved`).
     static let domainLookupBit: UInt8 = 1 << 5
     /// What the keyword tier's own terms start with (format 8).
     static let keywordTermPrefix = "\u{2}"
+    static let keywordTermPrefixByte: UInt8 = 2
     /// The keyword tier's bit.
     static let keywordBit: UInt8 = 1 << 1
     /// What an exact domain term starts with (format 12): the whole domain identifier or one of its dot-prefixes
@@ -105,49 +107,40 @@ enum TextIndexer {
     static func terms(attributes: [String: AttributeValue], custom: [String: CustomAttribute], domain: String? = nil)
         -> [String: UInt8]
     {
-        // The strings first, so that the terms' table is made once at about its size: grown from empty, its
-        // rehashing was a third of the time spent adding terms in a bulk load (Debian's descriptions give
-        // ~100 tokens an item).
-        var parts: [(strings: [String], bit: UInt8, domain: Bool)] = []
-        parts.reserveCapacity(attributes.count + 1)
-        var bytes = 0
-        func collect(_ strings: [String], bit: UInt8, domain: Bool = false) {
-            guard !strings.isEmpty else { return }
-            for s in strings { bytes += s.utf8.count }
-            parts.append((strings, bit, domain))
+        var terms = ItemTerms()
+        collectTerms(attributes: attributes, custom: custom, domain: domain, into: &terms)
+        return terms.dictionary
+    }
+
+    /// An item's terms (`terms(attributes:custom:domain:)`) into `terms`, emptied first, as bytes: a bulk load
+    /// prepares each item's terms into the same table.
+    static func collectTerms(attributes: [String: AttributeValue], custom: [String: CustomAttribute], domain: String?,
+                             into terms: inout ItemTerms) {
+        terms.removeAll()
+        if let domain {
+            for term in exactDomainTerms(domain) { terms.add(term, tiers: metadataBit) }
+        }
+        func add(_ s: String, bit: UInt8, domain: Bool = false) {
+            Tokenizer.forEachIndexToken(s) { token in
+                terms.add(token, tiers: bit)
+                if bit == keywordBit { terms.add(token, after: keywordTermPrefixByte, tiers: keywordBit) }
+                if domain { terms.add(token, after: domainTermPrefixByte, tiers: metadataBit) }
+            }
         }
         for (name, value) in attributes {
             guard let bit = tierBit(forAttribute: name) else { continue }
             // (`StoredItemQueryView` answers `domainIdentifier` from the attribute set when it has one.)
-            if name == "domainIdentifier" {
-                collect(value.searchableStrings, bit: metadataBit, domain: true)
-            } else {
-                collect(value.searchableStrings, bit: bit)
-            }
+            let isDomain = name == "domainIdentifier"
+            value.forEachSearchableString { add($0, bit: isDomain ? metadataBit : bit, domain: isDomain) }
         }
         // The item's domain is queryable as `domainIdentifier` even when the attribute set does not repeat it.
         if let domain, attributes["domainIdentifier"] == nil {
-            collect([domain], bit: metadataBit, domain: true)
+            add(domain, bit: metadataBit, domain: true)
         }
         for (_, attribute) in custom where attribute.isSearchable {
-            collect(attribute.value.searchableStrings, bit: attribute.isSearchableByDefault ? 1 << 3 : metadataBit)
+            let bit = attribute.isSearchableByDefault ? 1 << 3 : metadataBit
+            attribute.value.forEachSearchableString { add($0, bit: bit) }
         }
-        var result: [String: UInt8] = [:]
-        // (Measured: a distinct term per 6–9 bytes of an item's text, a few PyPI items one per 4.)
-        result.reserveCapacity(bytes / 5 + 4)
-        if let domain {
-            for term in exactDomainTerms(domain) { result[term] = metadataBit }
-        }
-        for (strings, bit, isDomain) in parts {
-            for s in strings {
-                for token in Tokenizer.indexTokens(s) {
-                    result[token, default: 0] |= bit
-                    if bit == keywordBit { result[keywordTermPrefix + token, default: 0] |= keywordBit }
-                    if isDomain { result[domainTermPrefix + token, default: 0] |= metadataBit }
-                }
-            }
-        }
-        return result
     }
 
     /// The terms of the attributes of one free-text tier (0…3) only, with that tier's bit: what a match in that

@@ -610,8 +610,10 @@ struct Writer {
         let id = try allocateItemID()
         itemsChanged = true
         let name = prepared?.name ?? NameSignals(attributes: attributes)
-        let newTerms = prepared?.terms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain)
-        let initials = prepared?.initials ?? Data(Initials.encode(newTerms))
+        // (A prepared item's terms are numbered in its window; made as text only if a list change needs them.)
+        let computedTerms = prepared == nil ? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain) : nil
+        var newTerms: [String: UInt8] { computedTerms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain) }
+        let initials = prepared?.initials ?? Data(Initials.encode(computedTerms ?? [:]))
         if prepared != nil, try cataloguesItems() {
             // Stored with its block (or in a row, if its block keeps too few records).
             catalog.addPending(id: id, ItemCatalog.Fields(
@@ -645,7 +647,7 @@ struct Writer {
                 windowFrequencies[Int(index)] += 1
             }
         } else {
-            for (text, tiers) in newTerms {
+            for (text, tiers) in computedTerms ?? [:] {
                 let termID = try termID(for: text)
                 pendingPostings.append((termID, id, tiers))
                 dfDelta[text, default: 0] += 1
@@ -667,7 +669,7 @@ struct Writer {
                 prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms, name: name, hintPoints: hintPoints)
             }
         } else {
-            try noteListChange(.init(item: id, removed: false, terms: newTerms,
+            try noteListChange(.init(item: id, removed: false, terms: computedTerms ?? [:],
                                      added: (uid: item.uniqueIdentifier, name: name, hintPoints: hintPoints)))
         }
         // A large write's new items' values go into groups (a row per entry was 18 MB of PyPI's index), written
@@ -745,8 +747,8 @@ struct Writer {
 /// (`prepare`): a bulk load spends most of its time tokenizing and encoding, and none of that needs the write
 /// lock.
 struct PreparedUpsert: Sendable {
-    var terms: [String: UInt8]
-    /// `terms` by their number in the window's terms (`Window.terms`), with their tiers.
+    /// The item's terms (`TextIndexer.terms`) by their number in the window's terms (`Window.terms`; in the
+    /// terms of its part until the window is assembled), with their tiers.
     var termIndexes: [(index: Int32, tiers: UInt8)] = []
     var values: Set<AttributeValueIndex.Entry>
     /// The item's record, not compressed: it goes into a block of records (`RecordBlocks`).
@@ -818,7 +820,7 @@ struct PreparedUpsert: Sendable {
         guard positions.count >= parallelThreshold else { return Window() }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let chunk = (positions.count + workers - 1) / workers
-        let results = Mutex<[[(Int, PreparedUpsert)]]>(Array(repeating: [], count: workers))
+        let results = Mutex<[Part]>(Array(repeating: Part(), count: workers))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let local = prepareItems(operations, positions.dropFirst(worker * chunk).prefix(chunk), hot: hot)
             results.withLock { $0[worker] = local }
@@ -834,25 +836,37 @@ struct PreparedUpsert: Sendable {
         }
     }
 
+    /// Some of a window's upserts prepared (`prepareItems`): their items' terms are numbered in `terms`.
+    struct Part: Sendable {
+        var items: [(position: Int, item: PreparedUpsert)] = []
+        var terms = TermTable()
+    }
+
     /// Tokenizes and encodes the upserts at `positions`.
     private static func prepareItems(_ operations: [IndexOperation], _ positions: ArraySlice<Int>,
-                                     hot: PrefixLists.HotPrefixes) -> [(Int, PreparedUpsert)] {
-        var local: [(Int, PreparedUpsert)] = []
-        local.reserveCapacity(positions.count)
+                                     hot: PrefixLists.HotPrefixes) -> Part {
+        var part = Part()
+        part.items.reserveCapacity(positions.count)
+        part.terms = TermTable(capacity: positions.count * 8)
+        var terms = ItemTerms()
+        var shortPoints = UInt64Map<Double>(capacity: 64)
         for position in positions {
             guard case .upsert(let item, _, _, _) = operations[position] else { continue }
-            let terms = TextIndexer.terms(attributes: item.attributes, custom: item.customAttributes,
-                                          domain: item.domainIdentifier)
+            TextIndexer.collectTerms(attributes: item.attributes, custom: item.customAttributes,
+                                     domain: item.domainIdentifier, into: &terms)
+            var indexes: [(index: Int32, tiers: UInt8)] = []
+            indexes.reserveCapacity(terms.count)
+            terms.forEach { term, tiers in indexes.append((part.terms.number(of: term).number, tiers)) }
             let name = NameSignals(attributes: item.attributes)
-            local.append((position, PreparedUpsert(
-                terms: terms,
+            part.items.append((position, PreparedUpsert(
+                termIndexes: indexes,
                 values: AttributeValueIndex.values(attributes: item.attributes, custom: item.customAttributes),
                 plain: ValueCodec.encode(attributes: item.attributes, custom: item.customAttributes),
                 name: name,
                 initials: Data(Initials.encode(terms)),
-                prefixPoints: PrefixLists.bestPoints(terms, hot: hot, name: name), hot: hot)))
+                prefixPoints: PrefixLists.bestPoints(terms, hot: hot, name: name, short: &shortPoints), hot: hot)))
         }
-        return local
+        return part
     }
 
     /// A window prepared while the transaction applies the one before it, in parts that whichever thread comes
@@ -860,7 +874,7 @@ struct PreparedUpsert: Sendable {
     /// (`value`). Prepared as one piece on another core, a window of Debian's items (68 µs each to prepare, 35 µs
     /// to apply) kept the transaction's thread waiting half the time.
     final class Background: Sendable {
-        private let parts: [Concurrently<[(Int, PreparedUpsert)]>]
+        private let parts: [Concurrently<Part>]
         private let window: Concurrently<Window>
 
         /// Items per part.
@@ -893,10 +907,18 @@ struct PreparedUpsert: Sendable {
 
     /// A window from its prepared items: their offers to the prefix lists and their terms numbered.
     private static func assemble(_ operations: [IndexOperation], in range: Range<Int>, positions: [Int],
-                                 parts: [[(Int, PreparedUpsert)]], hot: PrefixLists.HotPrefixes, now: Date) -> Window {
+                                 parts: [Part], hot: PrefixLists.HotPrefixes, now: Date) -> Window {
+        // The window's terms: each part's, numbered in part order (the same numbers whichever worker ran first).
+        var terms = TermTable(capacity: parts.reduce(0) { $0 + $1.terms.count })
         var items = [PreparedUpsert?](repeating: nil, count: range.count)
         for part in parts {
-            for (position, prepared) in part { items[position - range.lowerBound] = prepared }
+            let numbers = terms.add(part.terms)
+            for (position, var prepared) in part.items {
+                for k in prepared.termIndexes.indices {
+                    prepared.termIndexes[k].index = numbers[Int(prepared.termIndexes[k].index)]
+                }
+                items[position - range.lowerBound] = prepared
+            }
         }
         // The items' offers to the prefix lists: short prefixes by the rank of their identifiers among the
         // window's (`PrefixLists.WindowOffers`), the few long ones as entries.
@@ -919,7 +941,7 @@ struct PreparedUpsert: Sendable {
             // (The key `Writer.upsert` gives the item: a replacing upsert's hint and date are the item's own.)
             let hintPoints = Ranking.hintPoints(item.rankingHint)
                 + Ranking.recencyPoints(lastUsed: item.lastUsedDate?.timeIntervalSinceReferenceDate, now: now)
-            for (prefix, points) in prepared.prefixPoints.short {
+            prepared.prefixPoints.short.forEach { prefix, points in
                 shortOffers.offer(prefix: prefix, key: points + hintPoints, rank: rank, position: Int32(position))
             }
             for (prefix, points) in prepared.prefixPoints.long {
@@ -931,30 +953,7 @@ struct PreparedUpsert: Sendable {
             guard case .upsert(let item, _, _, _) = operations[Int(position)] else { return "" }
             return item.uniqueIdentifier
         }
-        // The window's terms, numbered in position order (the same numbers whichever worker ran first).
-        var numbers: [String: Int32] = [:]
-        var terms: [String] = []
-        numbers.reserveCapacity(positions.count * 16)
-        terms.reserveCapacity(positions.count * 16)
-        for position in positions {
-            let slot = position - range.lowerBound
-            guard let termCount = items[slot]?.terms.count else { continue }
-            var indexes: [(index: Int32, tiers: UInt8)] = []
-            indexes.reserveCapacity(termCount)
-            for (text, tiers) in items[slot]!.terms {
-                let number: Int32
-                if let known = numbers[text] {
-                    number = known
-                } else {
-                    number = Int32(terms.count)
-                    numbers[text] = number
-                    terms.append(text)
-                }
-                indexes.append((number, tiers))
-            }
-            items[slot]!.termIndexes = indexes
-        }
-        return Window(items: items, terms: terms, offers: offers, hot: hot, range: range)
+        return Window(items: items, terms: terms.strings, offers: offers, hot: hot, range: range)
     }
 }
 
@@ -1011,5 +1010,29 @@ enum RawBind {
         } else {
             sqlite3_bind_zeroblob(statement, index, 0)
         }
+    }
+}
+
+/// What `spotlight-bench prepare` times.
+package enum BulkPreparation {
+    /// Prepares `operations` a window at a time on the caller's thread, as a bulk load's pool does (tokenizing,
+    /// encoding, the prefix offers, the window's terms numbered), and returns how many terms the windows numbered:
+    /// a bulk load's work apart from the database and the other threads.
+    package static func prepareSerially(_ operations: [IndexOperation], now: Date = Date()) -> Int {
+        var terms = 0
+        for range in PreparedUpsert.windows(operations.count) {
+            terms += PreparedUpsert.prepareSerially(operations, in: range, now: now).terms.count
+        }
+        return terms
+    }
+}
+
+extension PreparedUpsert {
+    /// A window prepared on the caller's thread alone.
+    static func prepareSerially(_ operations: [IndexOperation], in range: Range<Int>, now: Date) -> Window {
+        let positions = upsertPositions(operations, in: range)
+        guard positions.count >= parallelThreshold else { return Window() }
+        let part = prepareItems(operations, positions[...], hot: [])
+        return assemble(operations, in: range, positions: positions, parts: [part], hot: [], now: now)
     }
 }

@@ -122,46 +122,157 @@ public enum Tokenizer {
     ///
     /// - Parameter s: typed free text.
     public static func queryTokens(_ s: String) -> [String] {
-        WordSplitter.runs(s).compactMap { run in
+        // ASCII text: its runs are its letters and digits, their keys the runs lowercased (every item's name is
+        // tokenized so, `NameSignals`, in a bulk load).
+        var copy = s
+        if let tokens = copy.withUTF8({ asciiQueryTokens($0) }) { return tokens }
+        return WordSplitter.runs(s).compactMap { run in
             let key = TextFolding.searchKey(String(run))
             return key.isEmpty ? nil : key
         }
     }
 
-    /// ``indexTokens(_:)`` over ASCII bytes, or `nil` if the text is not ASCII.
-    static func asciiIndexTokens(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+    /// ``queryTokens(_:)`` over ASCII bytes, or `nil` if the text is not ASCII.
+    static func asciiQueryTokens(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
         for byte in bytes where byte >= 0x80 { return nil }
         var tokens: [String] = []
-        var partStarts: [Int] = []
-        let count = bytes.count
         var i = 0
-        var chain = JoinedChain()
-        while i < count {
-            while i < count && !isASCIIAlphanumeric(bytes[i]) { i += 1 }
-            guard i < count else { break }
-            let runStart = i
-            chain.begin(joiner: runStart - chain.end == 1 && chain.end > 0 ? UInt32(bytes[chain.end]) : nil, to: &tokens)
-            partStarts.removeAll(keepingCapacity: true)
-            partStarts.append(i)
-            var previousWasLowercase = false
-            while i < count && isASCIIAlphanumeric(bytes[i]) {
-                let byte = bytes[i]
-                if previousWasLowercase && byte &- 0x41 < 26 { partStarts.append(i) }
-                previousWasLowercase = byte &- 0x61 < 26
-                i += 1
-            }
-            let whole = lowercased(bytes, runStart..<i)
-            tokens.append(whole)
-            if partStarts.count > 1 {
-                for (n, start) in partStarts.enumerated() {
-                    let end = n + 1 < partStarts.count ? partStarts[n + 1] : i
-                    tokens.append(lowercased(bytes, start..<end))
+        while i < bytes.count {
+            while i < bytes.count && !isASCIIAlphanumeric(bytes[i]) { i += 1 }
+            let start = i
+            while i < bytes.count && isASCIIAlphanumeric(bytes[i]) { i += 1 }
+            guard i > start else { break }
+            tokens.append(String(unsafeUninitializedCapacity: i - start) { buffer in
+                for k in start..<i {
+                    let byte = bytes[k]
+                    buffer[k - start] = byte &- 0x41 < 26 ? byte | 0x20 : byte
                 }
-            }
-            chain.add(whole, end: i, to: &tokens)
+                return i - start
+            })
         }
-        chain.finish(to: &tokens)
         return tokens
+    }
+
+    /// ``indexTokens(_:)`` over ASCII bytes, or `nil` if the text is not ASCII.
+    static func asciiIndexTokens(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var tokens: [String] = []
+        let ascii = forEachASCIIIndexToken(bytes) { tokens.append(String(decoding: $0, as: UTF8.self)) }
+        return ascii ? tokens : nil
+    }
+
+    /// Calls `body` with the UTF-8 bytes of each of ``indexTokens(_:)``'s tokens, in the same order, without
+    /// making a `String` of each when the text is ASCII (a bulk load tokenizes tens of millions of words: the
+    /// strings, and hashing them, were half of preparing its items). The bytes are valid only during the call.
+    public static func forEachIndexToken(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var s = s
+        let ascii = s.withUTF8 { forEachASCIIIndexToken($0, body) }
+        guard !ascii else { return }
+        for token in indexTokens(s) {
+            var token = token
+            token.withUTF8 { body($0) }
+        }
+    }
+
+    /// ``forEachIndexToken(_:_:)`` over ASCII bytes; returns false, having called nothing, if the text is not
+    /// ASCII. Every token is a slice of the text lowercased, or a chain's keys joined.
+    private static func forEachASCIIIndexToken(_ bytes: UnsafeBufferPointer<UInt8>,
+                                               _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        for byte in bytes where byte >= 0x80 { return false }
+        let count = bytes.count
+        guard count > 0 else { return true }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * count) { buffer in
+            // The text lowercased, then room for a chain's keys joined (at most the text's length).
+            let lower = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
+            let joined = UnsafeMutableBufferPointer(rebasing: buffer[count...])
+            for k in 0..<count {
+                let byte = bytes[k]
+                lower[k] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+            }
+            func emit(_ range: Range<Int>) { body(UnsafeBufferPointer(rebasing: lower[range])) }
+            // The chain of runs joined by single joiners (`JoinedChain`, over ranges of the text).
+            // (Only the first `maximumRuns` runs are kept: a longer chain is never joined, only counted.)
+            var chain: (Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0)
+            var links = 0
+            var lastRun = 0..<0
+            var chainEnd = 0
+            var joint: Bool? = nil
+            func finishChain() {
+                if links >= 2 && links <= JoinedChain.maximumRuns {
+                    var length = 0
+                    for n in 0..<links {
+                        for k in n == 0 ? chain.0 : n == 1 ? chain.1 : chain.2 {
+                            joined[length] = lower[k]
+                            length += 1
+                        }
+                    }
+                    body(UnsafeBufferPointer(rebasing: joined[..<length]))
+                }
+                links = 0
+            }
+            var partStarts: (Int, Int, Int, Int) = (0, 0, 0, 0)
+            var extraStarts: [Int] = []
+            var i = 0
+            while i < count {
+                while i < count && !isASCIIAlphanumeric(bytes[i]) { i += 1 }
+                guard i < count else { break }
+                let runStart = i
+                if runStart - chainEnd == 1 && chainEnd > 0, isJoiner(UInt32(bytes[chainEnd])) {
+                    joint = isApostrophe(UInt32(bytes[chainEnd]))
+                } else {
+                    finishChain()
+                    joint = nil
+                }
+                // The camelCase parts' starts: the first four inline, any more in an array.
+                var parts = 1
+                partStarts.0 = i
+                extraStarts.removeAll(keepingCapacity: true)
+                var previousWasLowercase = false
+                while i < count && isASCIIAlphanumeric(bytes[i]) {
+                    let byte = bytes[i]
+                    if previousWasLowercase && byte &- 0x41 < 26 {
+                        switch parts {
+                        case 1: partStarts.1 = i
+                        case 2: partStarts.2 = i
+                        case 3: partStarts.3 = i
+                        default: extraStarts.append(i)
+                        }
+                        parts += 1
+                    }
+                    previousWasLowercase = byte &- 0x61 < 26
+                    i += 1
+                }
+                let whole = runStart..<i
+                emit(whole)
+                if parts > 1 {
+                    func start(_ n: Int) -> Int {
+                        switch n {
+                        case 0: return partStarts.0
+                        case 1: return partStarts.1
+                        case 2: return partStarts.2
+                        case 3: return partStarts.3
+                        default: return extraStarts[n - 4]
+                        }
+                    }
+                    for n in 0..<parts { emit(start(n)..<(n + 1 < parts ? start(n + 1) : i)) }
+                }
+                // `JoinedChain.add`: a joint that does not join ends the chain before this run.
+                if let apostrophe = joint, links > 0,
+                   !(apostrophe || lastRun.count <= JoinedChain.shortPart || whole.count <= JoinedChain.shortPart) {
+                    finishChain()
+                }
+                switch links {
+                case 0: chain.0 = whole
+                case 1: chain.1 = whole
+                case 2: chain.2 = whole
+                default: break
+                }
+                links += 1
+                lastRun = whole
+                chainEnd = i
+            }
+            finishChain()
+            return true
+        }
     }
 
     /// Appends the keys of a run and, when it has several, of its camelCase parts; returns the whole run's key.
@@ -184,17 +295,5 @@ public enum Tokenizer {
 
     static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         byte &- 0x30 < 10 || (byte | 0x20) &- 0x61 < 26
-    }
-
-    static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        String(unsafeUninitializedCapacity: range.count) { buffer in
-            var j = 0
-            for k in range {
-                let byte = bytes[k]
-                buffer[j] = byte &- 0x41 < 26 ? byte | 0x20 : byte
-                j += 1
-            }
-            return range.count
-        }
     }
 }

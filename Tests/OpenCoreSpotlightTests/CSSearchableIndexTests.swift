@@ -458,6 +458,23 @@ final class CSSearchableIndexTests: IndexTestCase {
         await expectInvalid([makeItem(String(repeating: "i", count: 2000))], "longer")
 
         XCTAssertEqual(try ids(index), ["kept"], "a failed call indexes nothing and keeps what was there")
+
+        // A large call is converted on every core, in parts: the error is still the first invalid item's, whichever
+        // part finished first, and the call indexes nothing.
+        var many = (0..<(CSSearchableIndex.parallelConversion * 3)).map { makeItem("many-\($0)") }
+        let farAway = makeItem("far-away")
+        farAway.attributeSet.longitude = 200
+        many[many.count - 10] = farAway
+        let nanLater = makeItem("nan-later")
+        nanLater.attributeSet.latitude = NSNumber(value: Double.nan)
+        many[many.count / 2] = nanLater
+        await expectInvalid(many, "finite")
+        many[many.count / 2] = makeItem("fine")
+        await expectInvalid(many, "longitude")
+        XCTAssertEqual(try ids(index), ["kept"])
+        many[many.count - 10] = makeItem("fine-too")
+        try await index.indexSearchableItems(many)
+        XCTAssertEqual(try ids(index).count, many.count + 1, "a large valid call indexes every item")
     }
 
     func testCompletionHandlerFormsReportErrors() {

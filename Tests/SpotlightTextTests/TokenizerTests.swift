@@ -1,3 +1,4 @@
+import SpotlightTestSupport
 import Testing
 @testable import SpotlightText
 
@@ -56,6 +57,44 @@ struct TokenizerTests {
                       "O'Brien", "rock'n'roll", "AT&T", "a-b-c-d", "x - y", "python3-requests x-ray"])
     func asciiPathMatchesGeneralPath(_ s: String) {
         #expect(Tokenizer.indexTokens(s + " é") == Tokenizer.indexTokens(s) + ["e"])
+    }
+
+    /// Random texts of words, camelCase runs, digits and joiners: the ASCII byte path gives the general path's
+    /// tokens (forced by a trailing non-ASCII word), and `forEachIndexToken` gives `indexTokens`' bytes, in order,
+    /// on both paths. (The byte path keeps a chain's first three runs only: chains of four and more, and a joint
+    /// that breaks after them, are what it could get wrong.)
+    @Test func byteTokensMatchTheGeneralPathOnRandomTexts() {
+        var random = SplitMix64(state: 1128)
+        let pieces = ["a", "ab", "abc", "Abc", "iPhone", "XML", "x", "Q", "7", "42", "py3", "-", "'", ".", "_", "&", "+",
+                      " ", "  ", ",", "rock", "N", "wiFi", "aBcDeF", "\t"]
+        for _ in 0..<20_000 {
+            var s = ""
+            for _ in 0..<Int.random(in: 0...14, using: &random) { s += pieces.randomElement(using: &random)! }
+            let tokens = Tokenizer.indexTokens(s)
+            var general = Tokenizer.indexTokens(s + " é")
+            #expect(general.removeLast() == "e")
+            #expect(tokens == general, "\(s)")
+            for text in [s, s + " é"] {
+                var emitted: [String] = []
+                Tokenizer.forEachIndexToken(text) { emitted.append(String(decoding: $0, as: UTF8.self)) }
+                #expect(emitted == Tokenizer.indexTokens(text), "\(text)")
+            }
+        }
+    }
+
+    /// The ASCII path of `queryTokens` gives the words' runs folded, as the general path does.
+    @Test func asciiQueryTokensMatchTheRunsFolded() {
+        var random = SplitMix64(state: 2811)
+        let pieces = ["a", "Ab", "XML", "7", "py3", "-", "'", ".", "_", "&", " ", ",", "iPhone", "\t", "@", "~", "Z9"]
+        for _ in 0..<20_000 {
+            var s = ""
+            for _ in 0..<Int.random(in: 0...12, using: &random) { s += pieces.randomElement(using: &random)! }
+            let general = WordSplitter.runs(s).compactMap { run -> String? in
+                let key = TextFolding.searchKey(String(run))
+                return key.isEmpty ? nil : key
+            }
+            #expect(Tokenizer.queryTokens(s) == general, "\(s)")
+        }
     }
 
     /// Every query token of a text is among its index tokens.

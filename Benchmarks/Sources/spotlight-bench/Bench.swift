@@ -4,6 +4,7 @@
 //   spotlight-bench --corpus debian|pypi|both|tiny [--json] [--out FILE] [--smoke] [--sample N] [--ops N]
 //                   [--workdir DIR] [--skip phases] [--batch N] [--reuse] [--query TEXT [--filter Q] [--repeats N]]
 //   spotlight-bench fairness [--big-batch N] [--small N] [--writers N]   (writer fairness; Fairness.swift)
+//   spotlight-bench prepare [--corpus pypi|debian] [--repeats N]            (a bulk load's preparing; Prepare.swift)
 import Foundation
 import OpenCoreSpotlight
 import SpotlightEngine
@@ -299,6 +300,7 @@ struct Bench {
 
     static func run() async throws {
         if try await Fairness.runIfRequested(CommandLine.arguments) { return }
+        if try PrepareProbe.runIfRequested(CommandLine.arguments) { return }
         let options = try Options(arguments: CommandLine.arguments)
         let manifestData = try Data(contentsOf: URL(fileURLWithPath: options.queriesDirectory + "/manifest.json"))
         let manifest = try JSONSerialization.jsonObject(with: manifestData) as? [String: Any] ?? [:]
