@@ -753,7 +753,7 @@ package final class IndexStore: Sendable {
         let hot = operations.count >= PreparedUpsert.parallelThreshold
             ? ((try? read { try PrefixLists.hotPrefixes($0) }) ?? []) : []
         let windows = PreparedUpsert.windows(operations.count)
-        var prepared = PreparedUpsert.prepare(operations, in: windows.first ?? 0..<0, hot: hot, now: now)
+        var prepared = PreparedUpsert.prepare(operations, in: windows.first ?? 0..<0, hot: hot, now: now, known: termIDs)
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
@@ -775,7 +775,8 @@ package final class IndexStore: Sendable {
                         // (The writer's is then its last reference: `Writer.endWindow` frees it on another thread.)
                         prepared = PreparedUpsert.Window()
                         next = number + 1 < windows.count
-                            ? PreparedUpsert.Background(operations, in: windows[number + 1], hot: hot, now: now)
+                            ? PreparedUpsert.Background(operations, in: windows[number + 1], hot: hot, now: now,
+                                                        known: termIDs)
                             : nil
                         for position in range {
                             try writer.apply(operations[position], at: position)

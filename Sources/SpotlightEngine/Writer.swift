@@ -156,7 +156,12 @@ struct Writer {
         var unknown: [Int] = []
         store.termIDs.withLookup { cached in
             for (index, text) in window.terms.enumerated() {
-                if let id = newTerms[text] {
+                // (Ids the cache had when the window was assembled, on another core: an id never changes.)
+                if index < window.knownIDs.count, window.knownIDs[index] != 0 {
+                    // (Kept with the transaction's terms: the segment's encoding names its terms from them.)
+                    newTerms[text] = window.knownIDs[index]
+                    windowTermIDs[index] = window.knownIDs[index]
+                } else if let id = newTerms[text] {
                     windowTermIDs[index] = id
                 } else if let id = cached(text) {
                     newTerms[text] = id
@@ -454,6 +459,10 @@ struct Writer {
         return texts
     }
 
+    /// How many of a segment's term texts writes had to look up in the vocabulary (`flushSegment`): every term a
+    /// write posts is one it resolved, so this stays 0 (tests).
+    static let textsLookedUp = Atomic<Int>(0)
+
     private mutating func flushSegment() throws {
         guard let first = pendingFirst, let nextItem else { return }
         if !pendingPostings.isEmpty {
@@ -461,7 +470,11 @@ struct Writer {
             let db = self.db
             try SegmentMerger.writeSegment(db, postings: &pendingPostings, firstItem: first, lastItem: nextItem - 1,
                                            items: pendingItems, deadItems: pendingDead) { term in
-                try texts[term] ?? SegmentMerger.termText(db, term)
+                if let text = texts[term] { return text }
+                // (A scan of the vocabulary, which has no index by id: at a million terms, a write that looked up
+                // its segment's texts so ran for hours. Counted, so tests see it.)
+                Self.textsLookedUp.add(1, ordering: .relaxed)
+                return try SegmentMerger.termText(db, term)
             }
             changedSegments = true
         }
@@ -800,6 +813,10 @@ struct PreparedUpsert: Sendable {
         var items: [PreparedUpsert?] = []
         /// Every term of `items`, once, in the order of their first item.
         var terms: [String] = []
+        /// The id of each of `terms` that this process's `TermIDCache` knew when the window was assembled (0: not
+        /// known), looked up on the core that assembled it: a term's id never changes, and looking up a window's
+        /// terms was a twentieth of a bulk load's transaction thread.
+        var knownIDs: [Int64] = []
         /// The items' offers to the prefix lists, under their positions as item numbers, for `hot` (and the
         /// transaction's time); nil when nothing was prepared.
         var offers: PrefixLists.Changes? = nil
@@ -815,7 +832,7 @@ struct PreparedUpsert: Sendable {
     }
 
     static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes,
-                        now: Date) -> Window {
+                        now: Date, known: TermIDCache? = nil) -> Window {
         let positions = upsertPositions(operations, in: range)
         guard positions.count >= parallelThreshold else { return Window() }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
@@ -825,7 +842,8 @@ struct PreparedUpsert: Sendable {
             let local = prepareItems(operations, positions.dropFirst(worker * chunk).prefix(chunk), hot: hot)
             results.withLock { $0[worker] = local }
         }
-        return assemble(operations, in: range, positions: positions, parts: results.withLock { $0 }, hot: hot, now: now)
+        return assemble(operations, in: range, positions: positions, parts: results.withLock { $0 }, hot: hot, now: now,
+                        known: known)
     }
 
     /// The positions of a window's replacing upserts (`isUpdate == false`): those prepared.
@@ -880,7 +898,8 @@ struct PreparedUpsert: Sendable {
         /// Items per part.
         static let part = 256
 
-        init(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes, now: Date) {
+        init(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes, now: Date,
+             known: TermIDCache? = nil) {
             let positions = upsertPositions(operations, in: range)
             guard positions.count >= parallelThreshold else {
                 parts = []
@@ -893,7 +912,8 @@ struct PreparedUpsert: Sendable {
             self.parts = parts
             // (The assembly takes up, on its own thread, the parts no thread has started.)
             window = Concurrently {
-                assemble(operations, in: range, positions: positions, parts: parts.map { $0.value() }, hot: hot, now: now)
+                assemble(operations, in: range, positions: positions, parts: parts.map { $0.value() }, hot: hot, now: now,
+                         known: known)
             }
         }
 
@@ -907,7 +927,8 @@ struct PreparedUpsert: Sendable {
 
     /// A window from its prepared items: their offers to the prefix lists and their terms numbered.
     private static func assemble(_ operations: [IndexOperation], in range: Range<Int>, positions: [Int],
-                                 parts: [Part], hot: PrefixLists.HotPrefixes, now: Date) -> Window {
+                                 parts: [Part], hot: PrefixLists.HotPrefixes, now: Date,
+                                 known: TermIDCache? = nil) -> Window {
         // The window's terms: each part's, numbered in part order (the same numbers whichever worker ran first).
         var terms = TermTable(capacity: parts.reduce(0) { $0 + $1.terms.count })
         var items = [PreparedUpsert?](repeating: nil, count: range.count)
@@ -953,7 +974,9 @@ struct PreparedUpsert: Sendable {
             guard case .upsert(let item, _, _, _) = operations[Int(position)] else { return "" }
             return item.uniqueIdentifier
         }
-        return Window(items: items, terms: terms.strings, offers: offers, hot: hot, range: range)
+        let texts = terms.strings
+        let knownIDs = known.map { cache in cache.withLookup { id in texts.map { id($0) ?? 0 } } } ?? []
+        return Window(items: items, terms: texts, knownIDs: knownIDs, offers: offers, hot: hot, range: range)
     }
 }
 

@@ -289,6 +289,16 @@ final class IndexStoreTests: XCTestCase {
         }
         XCTAssertEqual(prepared, range.filter { $0 % 7 != 3 }.count)
         XCTAssertEqual(parts.offers?.added.count, whole.offers?.added.count)
+        // The ids this process's cache knows come with the window, looked up where it was assembled.
+        let cache = TermIDCache()
+        cache.keep(["window": 7, "shared": 9, "absent-from-the-window": 11])
+        for known in [PreparedUpsert.Background(operations, in: range, hot: [], now: now, known: cache).value(),
+                      PreparedUpsert.prepare(operations, in: range, hot: [], now: now, known: cache)] {
+            XCTAssertEqual(known.knownIDs.count, known.terms.count)
+            XCTAssertEqual(Dictionary(uniqueKeysWithValues: zip(known.terms, known.knownIDs)).filter { $0.value != 0 },
+                           ["window": 7, "shared": 9])
+        }
+        XCTAssertEqual(whole.knownIDs, [], "no cache, no ids")
         // Fewer upserts than are worth preparing: nothing prepared, either way.
         let few = PreparedUpsert.Background(operations, in: 0..<10, hot: [], now: now).value()
         XCTAssertTrue(few.items.isEmpty)

@@ -578,6 +578,7 @@ final class SegmentTests: XCTestCase {
         var random = SplitMix64(state: 2026)
         let words = ["apple", "apricot", "april", "ample", "amber", "banana", "band", "bandit", "ab", "abc", "cherry"]
         var live: [String: String] = [:]
+        let lookedUp = Writer.textsLookedUp.load(ordering: .relaxed)
         for round in 0..<3 {
             var operations: [IndexOperation] = []
             for _ in 0..<(PreparedUpsert.window * 2 + 300) {
@@ -607,6 +608,9 @@ final class SegmentTests: XCTestCase {
             try store.checkIntegrity()
         }
         XCTAssertEqual(Set(try search("a b c", lists: false)).isSubset(of: Set(live.keys)), true)
+        // The later rounds' windows found their terms' ids in the process's cache, on the cores that assembled
+        // them: the transaction still named every term of its segments without reading the vocabulary.
+        XCTAssertEqual(Writer.textsLookedUp.load(ordering: .relaxed), lookedUp)
     }
 
     /// Writes that change more lists than `PrefixLists.parallelMerges` merge them on every core: the lists stay
