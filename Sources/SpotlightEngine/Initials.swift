@@ -40,11 +40,7 @@ enum Initials {
     }
 
     /// The 18 bytes of an item's terms (`TextIndexer.terms`).
-    static func encode(_ terms: [String: UInt8]) -> [UInt8] {
-        var table = ItemTerms()
-        for (term, tiers) in terms { table.add(term, tiers: tiers) }
-        return encode(table)
-    }
+    static func encode(_ terms: [String: UInt8]) -> [UInt8] { encode(ItemTerms(terms)) }
 
     /// The 18 bytes of an item's terms as a bulk load prepares them.
     static func encode(_ terms: ItemTerms) -> [UInt8] {

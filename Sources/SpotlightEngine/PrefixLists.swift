@@ -373,25 +373,7 @@ enum PrefixLists {
 
     /// The best points per prefix (word points, plus the name parts: `namePoints`).
     static func bestPoints(_ terms: [String: UInt8], hot: HotPrefixes = [], name: NameSignals = .none) -> PrefixPoints {
-        var table = ItemTerms()
-        for (term, tiers) in terms { table.add(term, tiers: tiers) }
-        return bestPoints(table, hot: hot, name: name)
-    }
-
-    /// The value of the UTF-8 scalar at `offset` of a term (valid UTF-8: terms are text), and moves past it.
-    @inline(__always)
-    static func scalar(_ bytes: ArraySlice<UInt8>, _ offset: inout Int) -> UInt32 {
-        let start = bytes.startIndex + offset
-        let lead = UInt32(bytes[start])
-        let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-        guard offset + length <= bytes.count else {
-            offset = bytes.count
-            return lead
-        }
-        var value = length == 1 ? lead : length == 2 ? lead & 0x1F : length == 3 ? lead & 0x0F : lead & 0x07
-        for k in 1..<length { value = value << 6 | UInt32(bytes[start + k] & 0x3F) }
-        offset += length
-        return value
+        bestPoints(ItemTerms(terms), hot: hot, name: name)
     }
 
     /// `bestPoints` of an item's terms as a bulk load prepares them.
@@ -413,24 +395,32 @@ enum PrefixLists {
             let term = terms.table.bytes[terms.table.range(of: n)]
             do {
                 // (The keyword tier's own terms repeat its words: no prefix of them is typed.)
-                guard let first = term.first, !(1...4).contains(first), let tier = TextIndexer.bestTier(tiers) else { continue }
+                guard let first = term.first, !TextIndexer.isOwnTerm(firstByte: first),
+                      let tier = TextIndexer.bestTier(tiers) else { continue }
                 let weight = Ranking.tierWeights[tier]
                 var scalars: (UInt32, UInt32, UInt32) = (0, 0, 0)
                 var length = 0
-                var offset = 0
-                while offset < term.count, length < eagerPrefixLength {
-                    let value = scalar(term, &offset)
+                // The term's scalars, one ahead (the last prefix is the whole term when none follows).
+                var iterator = term.makeIterator()
+                var decoder = Unicode.UTF8()
+                func nextScalar() -> UInt32? {
+                    if case .scalarValue(let scalar) = decoder.decode(&iterator) { return scalar.value }
+                    return nil
+                }
+                var next = nextScalar()
+                while let value = next, length < eagerPrefixLength {
                     length += 1
                     switch length {
                     case 1: scalars.0 = value
                     case 2: scalars.1 = value
                     default: scalars.2 = value
                     }
-                    let points = weight * Ranking.kindFactor(offset == term.count ? .exact : .prefix)
+                    next = nextScalar()
+                    let points = weight * Ranking.kindFactor(next == nil ? .exact : .prefix)
                     let (index, inserted) = short.index(of: shortKey(scalars)) { points }
                     if !inserted, points > short.values[index] { short.setValue(points, at: index) }
                 }
-                guard !hot.isEmpty, offset < term.count, hot.heads.contains(shortKey(scalars)) else { continue }
+                guard !hot.isEmpty, next != nil, hot.heads.contains(shortKey(scalars)) else { continue }
                 // Longer prefixes, only those with lists: each prefix's hash (`NameSignals.hash`, over its UTF-8 bytes)
                 // is looked up first, and only a known one is made text.
                 var hash = NameSignals.hashSeed

@@ -23,12 +23,11 @@ struct TermTable: Sendable {
             bytes.reserveCapacity(capacity * 8)
             ends.reserveCapacity(capacity)
             hashes.reserveCapacity(capacity)
-            slots = [Int32](repeating: 0, count: Self.slotCount(for: capacity))
+            slots = [Int32](repeating: 0, count: OpenAddressing.slotCount(for: capacity))
         }
     }
 
     var count: Int { ends.count }
-    var isEmpty: Bool { ends.isEmpty }
 
     /// Empties the table, keeping its memory for the next item.
     mutating func removeAll() {
@@ -43,15 +42,8 @@ struct TermTable: Sendable {
     @inline(__always)
     func range(of n: Int) -> Range<Int> { (n == 0 ? 0 : Int(ends[n - 1]))..<Int(ends[n]) }
 
-    /// Calls `body` with the bytes of term `n`.
-    @inline(__always)
-    func withTerm<R>(_ n: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let range = range(of: n)
-        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
     /// Term `n` as text.
-    func string(_ n: Int) -> String { withTerm(n) { String(decoding: $0, as: UTF8.self) } }
+    func string(_ n: Int) -> String { String(decoding: bytes[range(of: n)], as: UTF8.self) }
 
     /// Every term as text, in number order.
     var strings: [String] { (0..<count).map(string) }
@@ -82,21 +74,6 @@ struct TermTable: Sendable {
         return (n, true)
     }
 
-    /// The number of `term` if the table has it.
-    func number(ofExisting term: UnsafeBufferPointer<UInt8>) -> Int32? {
-        guard !slots.isEmpty else { return nil }
-        let hash = Self.hash(term)
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { return nil }
-            let n = Int(entry - 1)
-            if hashes[n] == hash, equals(n, term) { return Int32(n) }
-            slot = (slot + 1) & mask
-        }
-    }
-
     /// Adds every term of `other` (those it lacks) and returns their numbers here, by number there.
     mutating func add(_ other: TermTable) -> [Int32] {
         var numbers: [Int32] = []
@@ -119,14 +96,8 @@ struct TermTable: Sendable {
         }
     }
 
-    private static func slotCount(for terms: Int) -> Int {
-        var count = 16
-        while count < terms * 2 { count <<= 1 }
-        return count
-    }
-
     private mutating func grow() {
-        let count = Self.slotCount(for: max(ends.count + 1, slots.count))
+        let count = OpenAddressing.slotCount(for: max(ends.count + 1, slots.count))
         var slots = [Int32](repeating: 0, count: count)
         let mask = count - 1
         for n in 0..<ends.count {
@@ -173,10 +144,14 @@ struct ItemTerms: Sendable {
     var table = TermTable(capacity: 64)
     /// Each term's tier mask, by number.
     private(set) var tiers: [UInt8] = []
-    /// Room to put a term's prefix byte before it (`add(_:after:tiers:)`).
-    private var scratch: [UInt8] = []
-
     var count: Int { table.count }
+
+    init() {}
+
+    /// The terms of `TextIndexer.terms`' dictionary.
+    init(_ terms: [String: UInt8]) {
+        for (term, tiers) in terms { add(term, tiers: tiers) }
+    }
 
     mutating func removeAll() {
         table.removeAll()
@@ -192,13 +167,11 @@ struct ItemTerms: Sendable {
 
     /// Adds `prefix` followed by `term`.
     mutating func add(_ term: UnsafeBufferPointer<UInt8>, after prefix: UInt8, tiers bit: UInt8) {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(prefix)
-        scratch.append(contentsOf: term)
-        let joined = scratch
-        scratch = []
-        joined.withUnsafeBufferPointer { add($0, tiers: bit) }
-        scratch = joined
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: term.count + 1) { joined in
+            joined[0] = prefix
+            _ = UnsafeMutableBufferPointer(rebasing: joined[1...]).initialize(from: term)
+            add(UnsafeBufferPointer(joined), tiers: bit)
+        }
     }
 
     /// Adds a term given as text.
@@ -238,14 +211,11 @@ struct UInt64Map<Value: Sendable>: Sendable {
         if capacity > 0 {
             keys.reserveCapacity(capacity)
             values.reserveCapacity(capacity)
-            var count = 16
-            while count < capacity * 2 { count <<= 1 }
-            slots = [Int32](repeating: 0, count: count)
+            slots = [Int32](repeating: 0, count: OpenAddressing.slotCount(for: capacity))
         }
     }
 
     var count: Int { keys.count }
-    var isEmpty: Bool { keys.isEmpty }
 
     /// Empties the map, keeping its memory.
     mutating func removeAll() {
@@ -261,24 +231,6 @@ struct UInt64Map<Value: Sendable>: Sendable {
     }
 
     private var shift: Int { 64 - slots.count.trailingZeroBitCount }
-
-    /// The number of `key` (its position in `keys`), or nil.
-    @inline(__always)
-    func index(of key: UInt64) -> Int? {
-        guard !slots.isEmpty else { return nil }
-        let mask = slots.count - 1
-        var slot = slot(key, shift: shift)
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { return nil }
-            if keys[Int(entry - 1)] == key { return Int(entry - 1) }
-            slot = (slot + 1) & mask
-        }
-    }
-
-    subscript(key: UInt64) -> Value? {
-        index(of: key).map { values[$0] }
-    }
 
     /// The number of `key`, inserted with `value()` when absent.
     @inline(__always)
@@ -312,8 +264,7 @@ struct UInt64Map<Value: Sendable>: Sendable {
     }
 
     private mutating func grow() {
-        var count = max(16, slots.count * 2)
-        while count < (keys.count + 1) * 2 { count <<= 1 }
+        let count = OpenAddressing.slotCount(for: max(keys.count + 1, slots.count))
         slots = [Int32](repeating: 0, count: count)
         let mask = count - 1, shift = self.shift
         for (n, key) in keys.enumerated() {
@@ -324,11 +275,11 @@ struct UInt64Map<Value: Sendable>: Sendable {
     }
 }
 
-extension UInt64Map: Equatable where Value: Equatable {
-    /// The same keys with the same values, in whatever order they came.
-    static func == (a: Self, b: Self) -> Bool {
-        guard a.count == b.count else { return false }
-        for (i, key) in a.keys.enumerated() where b[key] != a.values[i] { return false }
-        return true
+/// The slot arrays of `TermTable` and `UInt64Map`: a power of two, at least 16, at most half full.
+enum OpenAddressing {
+    static func slotCount(for entries: Int) -> Int {
+        var count = 16
+        while count < entries * 2 { count <<= 1 }
+        return count
     }
 }

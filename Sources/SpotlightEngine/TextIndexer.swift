@@ -34,13 +34,13 @@ enum TextIndexer {
     static let freeTextMask: UInt8 = 0x0F
     /// What the domain's own terms start with.
     static let domainTermPrefix = "\u{1}"
-    static let domainTermPrefixByte: UInt8 = 1
+    static let domainTermPrefixByte = domainTermPrefix.utf8.first!
     /// In a `TermLookup.tieredTerm`'s tiers only (never in a posting: the codec keeps 5 bits): the word is a
     /// domain's, read from the domain's own terms where the store has them (`TermLookup.resolved`).
     static let domainLookupBit: UInt8 = 1 << 5
     /// What the keyword tier's own terms start with (format 8).
     static let keywordTermPrefix = "\u{2}"
-    static let keywordTermPrefixByte: UInt8 = 2
+    static let keywordTermPrefixByte = keywordTermPrefix.utf8.first!
     /// The keyword tier's bit.
     static let keywordBit: UInt8 = 1 << 1
     /// What an exact domain term starts with (format 12): the whole domain identifier or one of its dot-prefixes
@@ -57,8 +57,11 @@ enum TextIndexer {
     /// Whether a term is one of the index's own (a domain's or the keyword tier's), not a word of any text.
     static func isOwnTerm(_ text: String) -> Bool {
         guard let first = text.utf8.first else { return false }
-        return first >= 1 && first <= 4
+        return isOwnTerm(firstByte: first)
     }
+
+    /// Whether a term whose first UTF-8 byte is `first` is one of the index's own.
+    static func isOwnTerm(firstByte first: UInt8) -> Bool { first >= 1 && first <= 4 }
 
     /// The domains an item of `domain` belongs to for `DomainMatch`, shortest first: each prefix that ends before a
     /// `.` (`a` and `a.b` for `a.b.c`, `a` and `a.` for `a..b`), then the domain itself.

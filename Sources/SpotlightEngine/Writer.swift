@@ -623,9 +623,8 @@ struct Writer {
         let id = try allocateItemID()
         itemsChanged = true
         let name = prepared?.name ?? NameSignals(attributes: attributes)
-        // (A prepared item's terms are numbered in its window; made as text only if a list change needs them.)
+        // (A prepared item's terms are numbered in its window: made as text only if a list change needs them.)
         let computedTerms = prepared == nil ? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain) : nil
-        var newTerms: [String: UInt8] { computedTerms ?? TextIndexer.terms(attributes: attributes, custom: custom, domain: domain) }
         let initials = prepared?.initials ?? Data(Initials.encode(computedTerms ?? [:]))
         if prepared != nil, try cataloguesItems() {
             // Stored with its block (or in a row, if its block keeps too few records).
@@ -679,7 +678,9 @@ struct Writer {
             } else if prepared.hot == prefixes.hot {
                 prefixes.add(item: id, uid: item.uniqueIdentifier, points: prepared.prefixPoints, hintPoints: hintPoints)
             } else {
-                prefixes.add(item: id, uid: item.uniqueIdentifier, terms: newTerms, name: name, hintPoints: hintPoints)
+                prefixes.add(item: id, uid: item.uniqueIdentifier,
+                             terms: TextIndexer.terms(attributes: attributes, custom: custom, domain: domain),
+                             name: name, hintPoints: hintPoints)
             }
         } else {
             try noteListChange(.init(item: id, removed: false, terms: computedTerms ?? [:],

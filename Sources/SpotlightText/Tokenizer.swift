@@ -209,8 +209,7 @@ public enum Tokenizer {
                 }
                 links = 0
             }
-            var partStarts: (Int, Int, Int, Int) = (0, 0, 0, 0)
-            var extraStarts: [Int] = []
+            var partStarts: [Int] = []
             var i = 0
             while i < count {
                 while i < count && !isASCIIAlphanumeric(bytes[i]) { i += 1 }
@@ -222,38 +221,21 @@ public enum Tokenizer {
                     finishChain()
                     joint = nil
                 }
-                // The camelCase parts' starts: the first four inline, any more in an array.
-                var parts = 1
-                partStarts.0 = i
-                extraStarts.removeAll(keepingCapacity: true)
+                partStarts.removeAll(keepingCapacity: true)
+                partStarts.append(i)
                 var previousWasLowercase = false
                 while i < count && isASCIIAlphanumeric(bytes[i]) {
                     let byte = bytes[i]
-                    if previousWasLowercase && byte &- 0x41 < 26 {
-                        switch parts {
-                        case 1: partStarts.1 = i
-                        case 2: partStarts.2 = i
-                        case 3: partStarts.3 = i
-                        default: extraStarts.append(i)
-                        }
-                        parts += 1
-                    }
+                    if previousWasLowercase && byte &- 0x41 < 26 { partStarts.append(i) }
                     previousWasLowercase = byte &- 0x61 < 26
                     i += 1
                 }
                 let whole = runStart..<i
                 emit(whole)
-                if parts > 1 {
-                    func start(_ n: Int) -> Int {
-                        switch n {
-                        case 0: return partStarts.0
-                        case 1: return partStarts.1
-                        case 2: return partStarts.2
-                        case 3: return partStarts.3
-                        default: return extraStarts[n - 4]
-                        }
+                if partStarts.count > 1 {
+                    for (n, start) in partStarts.enumerated() {
+                        emit(start..<(n + 1 < partStarts.count ? partStarts[n + 1] : i))
                     }
-                    for n in 0..<parts { emit(start(n)..<(n + 1 < parts ? start(n + 1) : i)) }
                 }
                 // `JoinedChain.add`: a joint that does not join ends the chain before this run.
                 if let apostrophe = joint, links > 0,
