@@ -62,8 +62,9 @@ package final class IndexStore: Sendable {
     /// such index and no way to find a domain's items but a scan), format 12 by its version and the catalogue's
     /// tables and columns (its items keep their rows; a format 12 reader would not see catalogued items), format 13
     /// by its version and the table of value groups (its values keep their rows; a format 13 reader would not find
-    /// grouped values).
-    package static let formatVersion = 14
+    /// grouped values), format 14 by its version (its lists stay as they are; a format 14 reader would take a
+    /// one-posting list, `PostingCodec.singleTag`, for damage).
+    package static let formatVersion = 15
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -410,6 +411,14 @@ package final class IndexStore: Sendable {
                     EngineLog.logger.notice("""
                         upgraded the index at \(url.path) from format \(version) to 14: the values of large writes' new \
                         items are kept in groups from now on (the values here keep their rows)
+                        """)
+                }
+                if version <= 14 {
+                    // Nothing to rewrite: format 15 reads every list of 14, and adds one that 14 cannot read.
+                    try db.execute(sql: "UPDATE meta SET value = 15 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 15: posting lists of one item \
+                        written from now on take four bytes instead of twelve (the lists here stay as they are)
                         """)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)

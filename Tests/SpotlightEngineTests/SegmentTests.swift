@@ -92,6 +92,88 @@ final class SegmentTests: XCTestCase {
         }
     }
 
+    func testOnePostingListsTakeTheirItemAndTiersAlone() throws {
+        // Every tier mask and items of every varint length: the list is the tag byte with the tiers, then the item.
+        for tiers in UInt8(1)...UInt8(31) {
+            for item: Int64 in [1, 127, 128, 2_097_151, 2_097_152, 1 << 40, Int64.max] {
+                let bytes = PostingCodec.encode([(item: item, tiers: tiers)])
+                XCTAssertEqual(bytes[0], PostingCodec.singleTag | tiers)
+                var expected: [UInt8] = []
+                PostingCodec.appendVarint(UInt64(item), to: &expected)
+                XCTAssertEqual(Array(bytes.dropFirst()), expected)
+                let decoded = try PostingCodec.decode(bytes)
+                XCTAssertEqual(decoded.map(\.item), [item])
+                XCTAssertEqual(decoded.map(\.tiers), [tiers])
+                try bytes.withUnsafeBytes { raw in
+                    let reader = try PostingCodec.Reader(raw)
+                    XCTAssertEqual(reader.count, 1)
+                    XCTAssertEqual(reader.blockCount, 1)
+                    var blocks: [PostingCodec.Block] = []
+                    try reader.forEachBlock { _, _, block in blocks.append(block); return true }
+                    XCTAssertEqual(blocks.map(\.lastItem), [item], "its block's last item is the item")
+                    XCTAssertEqual(blocks.map(\.tierUnion), [tiers], "and its union the posting's tiers")
+                    // Block skipping: read only for a candidate at the item, and only when the tiers asked for meet.
+                    var seen: [Int64] = []
+                    try reader.forEach(near: [item]) { i, _ in seen.append(i) }
+                    XCTAssertEqual(seen, [item])
+                    seen = []
+                    if item < Int64.max { try reader.forEach(near: [item + 1]) { i, _ in seen.append(i) } }
+                    XCTAssertEqual(seen, [], "a candidate past the item reads nothing")
+                    try reader.forEach(tiers: ~tiers) { i, _ in seen.append(i) }
+                    XCTAssertEqual(seen, [], "no tier in common")
+                }
+            }
+        }
+        // Format 14 wrote a one-posting list as a list of blocks (version, count, block count, the block's skip data,
+        // the posting): stores keep such lists, and they read as before.
+        for (item, tiers) in [(Int64(1), UInt8(1)), (886_000, 0b1_0011)] {
+            var old: [UInt8] = [PostingCodec.version, 1, 1]
+            var posting: [UInt8] = []
+            PostingCodec.appendVarint(UInt64(item) << 5 | UInt64(tiers), to: &posting)
+            PostingCodec.appendVarint(UInt64(item), to: &old)
+            PostingCodec.appendVarint(UInt64(posting.count), to: &old)
+            old.append(tiers)
+            old += posting
+            let decoded = try PostingCodec.decode(old)
+            XCTAssertEqual(decoded.map(\.item), [item])
+            XCTAssertEqual(decoded.map(\.tiers), [tiers])
+        }
+        // Twelve bytes as a list of blocks, four (for an item below 2²¹) alone.
+        XCTAssertEqual(PostingCodec.encode([(item: Int64(886_000), tiers: UInt8(3))]).count, 4)
+        // Damage: a cut or overlong varint, bytes after the item.
+        for bad: [UInt8] in [[0x41], [0x41, 0x80], [0x41, 0x05, 0x00], [0x41] + [UInt8](repeating: 0xFF, count: 10) + [1]] {
+            XCTAssertThrowsError(try PostingCodec.decode(bad), "\(bad)") { error in
+                XCTAssertEqual((error as? EngineError)?.code, .corruptIndex)
+            }
+        }
+    }
+
+    func testSegmentsOfOnePostingTermsAreFoundThroughEveryKindOfSegment() throws {
+        // Words of one item each ("solo" then letters for the number), in a large write (term blocks), small writes
+        // (packed segments), and their merge.
+        func word(_ n: Int) -> String {
+            "solo" + String(String(n, radix: 26).map { Character(UnicodeScalar(UInt8(97 + Int(String($0), radix: 26)!))) })
+        }
+        try store.apply((0..<300).map { .upsert(item("u\($0)", title: "\(word($0)) shared")) }, now: now)
+        for n in 300..<310 { try store.apply([.upsert(item("u\(n)", title: "\(word(n)) shared"))], now: now) }
+        func check() throws {
+            // (The last word of a search is also a prefix, and may have a typo: the item of the word itself
+            // ranks first.)
+            for n in [0, 1, 150, 299, 300, 309] {
+                XCTAssertEqual(try search(word(n) + " shared").first, "u\(n)", word(n))
+            }
+            // A prefix of one-item terms: "solol" is word 11 and starts those of 286 … 309 ("sololaa" …).
+            let prefixed = (0..<310).filter { word($0).hasPrefix("solol") }.map { "u\($0)" }
+            XCTAssertEqual(prefixed.count, 25)
+            XCTAssertTrue(Set(try search("solol")).isSuperset(of: prefixed))
+            XCTAssertEqual(Set(try search("shared solol")).intersection(prefixed).count, 25)
+            XCTAssertEqual(try search("shared").count, 310)
+        }
+        try check()
+        store.waitForMaintenance()
+        try check()
+    }
+
     func testBlockSkippingVisitsEveryCandidate() throws {
         var random = SplitMix64(state: 11)
         let postings = (1...3_000).map { (item: Int64($0 * 3), tiers: UInt8(1 << ($0 % 4))) }
