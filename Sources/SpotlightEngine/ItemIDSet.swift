@@ -63,16 +63,30 @@ struct ItemIDSet: Sequence, Sendable {
         count = words.reduce(0) { $0 + $1.nonzeroBitCount } + others.count
     }
 
-    /// The ids in ascending order.
-    func makeIterator() -> AnyIterator<Int64> {
-        var w = 0
-        var word: UInt64 = words.first ?? 0
-        let sorted = others.sorted()
-        // Negative ids (damage) come before the bits, the others after.
-        var below = sorted.prefix { $0 < 0 }.makeIterator()
-        var rest = sorted.drop { $0 < 0 }.makeIterator()
-        return AnyIterator {
-            if let id = below.next() { return id }
+    /// The ids in ascending order. (A concrete iterator: `AnyIterator`'s closure call per id was two thirds of a
+    /// search under a filter that keeps a tenth of PyPI's items, 7 of its 11 ms, listing 100,000 ids.)
+    func makeIterator() -> Iterator { Iterator(self) }
+
+    struct Iterator: IteratorProtocol {
+        private let words: [UInt64]
+        private var w = 0
+        private var word: UInt64
+        /// The ids kept apart, sorted: negative ones (damage) come before the bits, the others after.
+        private let apart: [Int64]
+        private var a = 0
+
+        fileprivate init(_ set: ItemIDSet) {
+            words = set.words
+            word = set.words.first ?? 0
+            apart = set.others.sorted()
+        }
+
+        @inline(__always)
+        mutating func next() -> Int64? {
+            if a < apart.count, apart[a] < 0 {
+                a += 1
+                return apart[a - 1]
+            }
             while w < words.count {
                 if word != 0 {
                     let bit = word.trailingZeroBitCount
@@ -82,7 +96,41 @@ struct ItemIDSet: Sequence, Sendable {
                 w += 1
                 word = w < words.count ? words[w] : 0
             }
-            return rest.next()
+            guard a < apart.count else { return nil }
+            a += 1
+            return apart[a - 1]
         }
+    }
+
+    /// The dense numbers (`StaticColumns.index(of:)`) of the ids a segment's range holds, in ascending order: each
+    /// segment's range of bits read a word at a time. (Ids no range holds, items without terms, are left out.)
+    func denseNumbers(in space: StaticColumns) -> [Int32] {
+        var result: [Int32] = []
+        result.reserveCapacity(count)
+        // Ids kept apart are never in a range (ranges hold ids from 1 to `bitLimit`, but for damage): looked up
+        // one by one, in order, before and after the bits.
+        let apart = others.sorted()
+        for id in apart where id < 0 {
+            if let n = space.index(of: id) { result.append(Int32(n)) }
+        }
+        for entry in space.entries {
+            let first = Swift.max(entry.first, 0), last = Swift.min(entry.last, Int64(words.count) * 64 - 1)
+            guard first <= last else { continue }
+            let base = Int64(entry.offset) - entry.first
+            for w in Int(first >> 6)...Int(last >> 6) {
+                var word = words[w]
+                if w == Int(first >> 6) { word &= ~0 << UInt64(first & 63) }
+                if w == Int(last >> 6), last & 63 != 63 { word &= (1 << UInt64(last & 63 + 1)) - 1 }
+                while word != 0 {
+                    let id = Int64(w << 6 | word.trailingZeroBitCount)
+                    word &= word - 1
+                    result.append(Int32(truncatingIfNeeded: base + id))
+                }
+            }
+        }
+        for id in apart where id >= 0 {
+            if let n = space.index(of: id) { result.append(Int32(n)) }
+        }
+        return result
     }
 }

@@ -254,11 +254,7 @@ extension IndexStore {
             }.sorted { $0.1 < $1.1 }
             // The candidates (nil: every item, before the first word), numbered densely over the segments; a
             // selective filter's items are the first candidates.
-            var candidates: Candidates? = filterIDs.map { ids in
-                // Ascending ids give ascending dense numbers, most in the segment of the one before.
-                var cursor = SpaceCursor(space)
-                return Candidates(filtered: ids.compactMap { cursor.index(of: $0).map(Int32.init) }, words: words.count)
-            }
+            var candidates: Candidates? = filterIDs.map { Candidates(filtered: $0.denseNumbers(in: space), words: words.count) }
             if candidates?.count == 0 { return [] }
             // One byte per item while a word's postings are read: 0 not a candidate, `MatchCode.unmatched` a
             // candidate, or the best code so far. Left all zeros after each word.
