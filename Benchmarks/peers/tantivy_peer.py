@@ -29,14 +29,16 @@ ANALYZER = "fold"
 TEXT_FIELDS = [f for f, _w in common.FIELDS]
 
 
-def build_schema():
+def build_schema(stored=False):
+    """Only the id is stored by default (a hit is an id); `stored` keeps every field too, as an engine that hands
+    back its items' attributes must (ours keeps every attribute of every item, and FTS5 its columns)."""
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("id", stored=True, tokenizer_name="raw")
     for f in TEXT_FIELDS:
-        sb.add_text_field(f, stored=False, tokenizer_name=ANALYZER)
-    sb.add_text_field("domain", stored=False, tokenizer_name="raw")
-    sb.add_integer_field("month", stored=False, indexed=True, fast=True)
-    sb.add_float_field("rank_hint", stored=False, indexed=False, fast=True)
+        sb.add_text_field(f, stored=stored, tokenizer_name=ANALYZER)
+    sb.add_text_field("domain", stored=stored, tokenizer_name="raw")
+    sb.add_integer_field("month", stored=stored, indexed=True, fast=True)
+    sb.add_float_field("rank_hint", stored=stored, indexed=False, fast=True)
     return sb.build()
 
 
@@ -57,16 +59,19 @@ class TantivyPeer(common.Peer):
     def add_arguments(ap):
         ap.add_argument("--threads", type=int, default=2, help="Tantivy writer threads")
         ap.add_argument("--heap-mb", type=int, default=128, help="Tantivy writer heap, all threads together")
+        ap.add_argument("--stored", action="store_true",
+                        help="store every field, not only the id (what an engine that returns attributes keeps)")
 
     def __init__(self, index_dir, args):
         super().__init__(index_dir, args)
         self.threads, self.heap = args.threads, args.heap_mb * 1_000_000
-        self.schema = build_schema()
+        self.schema = build_schema(stored=args.stored)
         self.widx = self.writer = self.ridx = self.searcher = None
         self.notes = ["writer: %d threads, %d MB heap; regex_query for the last-word prefix; fuzzy_term_query "
                       "(distance 1 for 5-8 letters, 2 beyond; prefix on the last word) for typo_fuzzy" %
                       (self.threads, args.heap_mb),
-                      "bulk_index.seconds = add + commit; merge_wait_seconds = waiting for the merges started by it"]
+                      "bulk_index.seconds = add + commit; merge_wait_seconds = waiting for the merges started by it",
+                      "stored fields: %s" % ("every field (--stored)" if args.stored else "the id only")]
 
     def _doc(self, it):
         return tantivy.Document(id=it.id, title=it.title, keywords=" ".join(it.keywords), description=it.description,
