@@ -335,13 +335,27 @@ extension IndexStore {
         }
         var codes = [UInt8](repeating: 0, count: candidates.count)
         var missing: [Int] = []
+        // The segment of the candidate before, kept while the next ones lie in it (a search's candidates come in
+        // runs of one segment): a binary search and a retain of the segment's columns per candidate were a fifth
+        // of `for c` on PyPI (perf; a tenth with the segment kept).
+        var low = 0, high = 0
+        var columns: SegmentColumns? = nil
         for k in 0..<candidates.count {
-            guard let code = space.initial(dense: Int(candidates.dense[k]), letter: letter) else {
+            let i = Int(candidates.dense[k])
+            if i < low || i >= high {
+                let entry = space.entries[space.entry(atDense: i)]
+                low = entry.offset
+                high = entry.offset + Int(entry.last - entry.first + 1)
+                columns = entry.columns
+            }
+            guard let columns else {
                 missing.append(k)
                 if missing.count > initialRowReads { return nil }
                 continue
             }
-            codes[k] = code
+            // 0 when the columns hold no such item (it was gone when they were read, and ids are never reused).
+            let j = i - low
+            codes[k] = columns.present[j] ? columns.initial(at: j, letter: letter) : 0
         }
         if !missing.isEmpty {
             let catalog = ItemCatalog(db)

@@ -324,16 +324,6 @@ struct StaticColumns {
         return entry.first + Int64(i - entry.offset)
     }
 
-    /// The code of `letter` (`Initials`) for dense number `i`: 0 when its segment's columns hold no such item (it
-    /// was gone when they were read, and ids are never reused), nil when the columns are not read yet.
-    @inline(__always)
-    func initial(dense i: Int, letter: Int) -> UInt8? {
-        let entry = entries[entry(atDense: i)]
-        guard let column = entry.columns else { return nil }
-        let j = i - entry.offset
-        return column.present[j] ? column.initial(at: j, letter: letter) : 0
-    }
-
     /// The item's (hint, last used, identifier), or nil if no columns hold it (an item without text, a segment
     /// whose columns are still being read, or an item gone when they were read): the caller then reads its row.
     /// `entry` is the segment's place in `entries` (a ranked candidate keeps it rather than its columns, which it

@@ -219,3 +219,36 @@ final class RankingOracleTests: XCTestCase {
         }
     }
 }
+
+/// `Candidates.narrow` against the plain filter-and-map it replaces, for searches of up to four words.
+final class CandidatesTests: XCTestCase {
+    func testNarrowingKeepsTheMatchedCandidatesOfEveryWordInOrder() {
+        var random = SplitMix64(state: 23)
+        for round in 0..<200 {
+            let words = Int(random.next() % 4) + 1
+            let count = Int(random.next() % 300)
+            let dense = (0..<count).map { _ in Int32(truncatingIfNeeded: random.next() % 1_000_000) }
+            func codes() -> [UInt8] { (0..<count).map { _ in UInt8(random.next() % 16) } }
+            var candidates = Candidates(filtered: dense, words: words)
+            // The model: indices kept, and each column filtered by them.
+            var modelDense = dense
+            var modelUnits = [Int32](repeating: 0, count: count)
+            var modelCodes = [[UInt8]?](repeating: nil, count: words)
+            for word in (0..<words).shuffled(using: &random) {
+                let new = codes().prefix(modelDense.count).map { $0 }
+                let kept = new.indices.filter { MatchCode.isMatch(new[$0]) }
+                modelDense = kept.map { modelDense[$0] }
+                modelUnits = kept.map { modelUnits[$0] + MatchCode.units[Int(new[$0])] }
+                for w in modelCodes.indices where modelCodes[w] != nil {
+                    let old = modelCodes[w]!
+                    modelCodes[w] = kept.map { old[$0] }
+                }
+                modelCodes[word] = kept.map { new[$0] }
+                candidates.narrow(word: word, codes: new)
+                XCTAssertEqual(candidates.dense, modelDense, "round \(round)")
+                XCTAssertEqual(candidates.units, modelUnits, "round \(round)")
+                XCTAssertEqual(candidates.codes, modelCodes, "round \(round)")
+            }
+        }
+    }
+}
