@@ -338,14 +338,13 @@ extension IndexStore {
         // The segment of the candidate before, kept while the next ones lie in it (a search's candidates come in
         // runs of one segment): a binary search and a retain of the segment's columns per candidate were a fifth
         // of `for c` on PyPI (perf; a tenth with the segment kept).
-        var low = 0, high = 0
+        var segment = 0..<0
         var columns: SegmentColumns? = nil
         for k in 0..<candidates.count {
             let i = Int(candidates.dense[k])
-            if i < low || i >= high {
+            if !segment.contains(i) {
                 let entry = space.entries[space.entry(atDense: i)]
-                low = entry.offset
-                high = entry.offset + Int(entry.last - entry.first + 1)
+                segment = entry.dense
                 columns = entry.columns
             }
             guard let columns else {
@@ -354,7 +353,7 @@ extension IndexStore {
                 continue
             }
             // 0 when the columns hold no such item (it was gone when they were read, and ids are never reused).
-            let j = i - low
+            let j = i - segment.lowerBound
             codes[k] = columns.present[j] ? columns.initial(at: j, letter: letter) : 0
         }
         if !missing.isEmpty {

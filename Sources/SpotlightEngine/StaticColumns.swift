@@ -264,6 +264,9 @@ struct StaticColumns {
         let offset: Int
         /// Nil while a large segment's columns are read in the background.
         let columns: SegmentColumns?
+
+        /// The dense numbers of the segment's ids.
+        var dense: Range<Int> { offset..<(offset + Int(last - first + 1)) }
     }
 
     /// Every segment of the read, in id order.
@@ -280,7 +283,7 @@ struct StaticColumns {
         // (`ColumnCache.columns` refuses reversed, overlapping and oversized ranges as damage.)
         for entry in entries {
             laid.append(Entry(first: entry.first, last: entry.last, offset: offset, columns: entry.columns))
-            offset += Int(entry.last - entry.first + 1)
+            offset = laid[laid.count - 1].dense.upperBound
         }
         self.entries = laid
         count = offset
