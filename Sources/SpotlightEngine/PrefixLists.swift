@@ -236,6 +236,26 @@ enum PrefixLists {
         }
     }
 
+    /// Changes handed to another thread to take in a window's offers (`Writer`'s `prefixMerge`): held by the handoff
+    /// alone while it merges, so that their tables are changed in place, not copied.
+    final class ChangesHandoff: Sendable {
+        private let changes: Mutex<Changes>
+
+        init(_ changes: Changes) {
+            self.changes = Mutex(changes)
+        }
+
+        /// The changes with `offers` taken in (`Changes.merge(offers:item:)`); call once.
+        func merging(_ offers: Changes, item: (Int64) -> Int64?) -> Changes {
+            changes.withLock { changes in
+                changes.merge(offers: offers, item: item)
+                let merged = changes
+                changes = Changes()
+                return merged
+            }
+        }
+    }
+
     /// A window's offers to the short prefixes' lists (`PreparedUpsert.Window`), made on another core than the
     /// transaction's: an offer is a key, the rank of the item's identifier among the window's (ranks order as the
     /// identifiers do, so ties break as in `Entry.precedes`) and the item's position, with no reference to count
