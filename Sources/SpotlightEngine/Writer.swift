@@ -39,11 +39,9 @@ struct Writer {
     private var nextItem: Int64? = nil
     private var prefixes = PrefixLists.Changes()
     /// A window's offers being taken into `prefixes` on another core (`endWindow`): until `settlePrefixes()`,
-    /// `prefixes` is empty and the changes are the merge's. Taking them in on the transaction's thread was 8 % of
+    /// `prefixes` holds only `hot` (which every prepared upsert compares) and the changes are the merge's. Taking them in on the transaction's thread was 8 % of
     /// it in PyPI's bulk load (perf); the transaction applies the next window meanwhile.
     private var prefixMerge: Concurrently<PrefixLists.Changes>? = nil
-    /// `prefixes.hot`, also while a merge has the changes: every prepared upsert compares its window's with it.
-    private var listsHot: PrefixLists.HotPrefixes = []
     /// Whether this transaction updates the prefix lists itself (`prefixes`, with `prefixes.hot` read), rather than
     /// leaving its changes pending (`pendingChanges`): from its first prepared upsert, or once it changes more than
     /// `PendingPrefixes.smallWrite` items' lists.
@@ -133,7 +131,6 @@ struct Writer {
         updatesLists = true
         settlePrefixes()
         prefixes.hot = try PrefixLists.hotPrefixes(db)
-        listsHot = prefixes.hot
         for change in pendingChanges { fold(change) }
         pendingChanges.removeAll()
     }
@@ -208,20 +205,27 @@ struct Writer {
         windowOffersFit = nil
     }
 
+    /// Adds `delta` to the document-frequency change of term `id` in `windowDeltas`.
+    private mutating func countWindowDelta(_ delta: Int, id: Int64, text: String) {
+        let (n, inserted) = windowDeltas.index(of: UInt64(bitPattern: id)) { 0 }
+        if inserted { windowDeltaTexts.append(text) }
+        windowDeltas.modifyValue(at: n) { $0 += delta }
+    }
+
     /// Takes in what the window's items added: their frequencies, and their prefix offers.
     private mutating func endWindow() {
         for (index, count) in windowFrequencies.enumerated() where count != 0 {
             // (Counted terms have ids: an item that used one resolved it.)
-            let (n, inserted) = windowDeltas.index(of: UInt64(bitPattern: windowTermIDs[index])) { 0 }
-            if inserted { windowDeltaTexts.append(window.terms[index]) }
-            windowDeltas.modifyValue(at: n) { $0 += Int(count) }
+            countWindowDelta(Int(count), id: windowTermIDs[index], text: window.terms[index])
         }
         if let offers = window.offers, !windowPositions.isEmpty {
             settlePrefixes()
             let items = windowItems, start = window.range.lowerBound
             // (Moved, not copied: the handoff holds the only reference to the changes' tables while it merges.)
+            let hot = prefixes.hot
             let handoff = PrefixLists.ChangesHandoff(prefixes)
             prefixes = PrefixLists.Changes()
+            prefixes.hot = hot
             prefixMerge = Concurrently {
                 handoff.merging(offers) { position in
                     let id = items[Int(position) - start]
@@ -278,7 +282,6 @@ struct Writer {
             // (No list is left, so no long prefix has one; a merge under way is left to finish unread.)
             prefixMerge = nil
             prefixes = PrefixLists.Changes()
-            listsHot = []
             pendingChanges.removeAll()
             dfDelta.removeAll()
             windowDeltas.removeAll()
@@ -348,9 +351,7 @@ struct Writer {
         if windowDeltas.count > 0 {
             for (text, delta) in dfDelta {
                 guard let id = newTerms[text] else { continue }
-                let (n, inserted) = windowDeltas.index(of: UInt64(bitPattern: id)) { 0 }
-                if inserted { windowDeltaTexts.append(text) }
-                windowDeltas.modifyValue(at: n) { $0 += delta }
+                countWindowDelta(delta, id: id, text: text)
                 dfDelta[text] = nil
             }
             addedFrequencies = [Int](repeating: 0, count: addedTerms.count)
@@ -733,12 +734,12 @@ struct Writer {
             // (A prepared upsert is part of a large write: it updates the lists.)
             isLarge = true
             try updateListsFromNowOn()
-            if windowOffersFit == nil { windowOffersFit = window.offers != nil && window.hot == listsHot }
+            if windowOffersFit == nil { windowOffersFit = window.offers != nil && window.hot == prefixes.hot }
             if windowOffersFit == true, let position {
                 // Its offers are the window's, taken in at the window's end.
                 windowItems[position - window.range.lowerBound] = id
                 windowPositions[id] = position
-            } else if prepared.hot == listsHot {
+            } else if prepared.hot == prefixes.hot {
                 settlePrefixes()
                 prefixes.add(item: id, uid: item.uniqueIdentifier, points: prepared.prefixPoints, hintPoints: hintPoints)
             } else {
