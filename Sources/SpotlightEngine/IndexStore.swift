@@ -113,6 +113,8 @@ package final class IndexStore: Sendable {
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
     let columnCache = ColumnCache()
+    /// The vocabulary's terms by first letter, for typo tolerance's walk (`VocabularyLetters`).
+    let vocabularyLetters = VocabularyLetters()
     /// The searches' scratch buffers (`ScratchPool`).
     let scratchPool = ScratchPool()
     /// The words of items read by searches' forward checks (`ForwardTermsCache`).
@@ -1092,6 +1094,7 @@ package final class IndexStore: Sendable {
         guard first else { return }
         maintenance.stop()
         columnCache.stop()
+        vocabularyLetters.stop()
         valueColumnCache.stop()
         checkpointer.stop()
         // TRUNCATE with a busy handler that does not wait: as much as it can without blocking on another

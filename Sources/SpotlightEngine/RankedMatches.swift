@@ -218,7 +218,7 @@ extension IndexStore {
     /// time is appended to `touched`.
     static func foldWord(_ db: Database, word: String, prefix: Bool, typos: Bool, space: StaticColumns,
                          scratch: inout [UInt8], candidates: Int?, sortedIDs: () -> [Int64], touched: inout [Int32],
-                         isCancelled: (@Sendable () -> Bool)? = nil) throws
+                         letter: VocabularyLetters.Letter? = nil, isCancelled: (@Sendable () -> Bool)? = nil) throws
     {
         // (term, kind, postings)
         var terms: [(text: String, kind: RankingExplanation.MatchKind, df: Int)] = []
@@ -247,7 +247,7 @@ extension IndexStore {
             let budget = Typos.budget(for: word)
             if budget > 0 {
                 let known = Set(terms.map(\.text))
-                let spans = try Typos.neighbourSpans(db, of: word, prefix: prefix, budget: budget)
+                let spans = try Typos.neighbourSpans(db, of: word, prefix: prefix, budget: budget, letter: letter)
                 for neighbour in spans.terms where !known.contains(neighbour.text) {
                     terms.append((neighbour.text, .typo, neighbour.df))
                 }
@@ -410,7 +410,7 @@ extension IndexStore {
                         columns: StaticColumns, accepted known: ItemIDSet? = nil, values: ValueColumns? = nil) throws -> [SearchHit]
     {
         let now = options.now.timeIntervalSinceReferenceDate
-        let maxStatic = Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints + Ranking.nameStartPoints + Ranking.maxNameLengthPoints
+        let maxStatic = columns.maxStaticPoints(now: options.now)
         // Only a candidate whose every word matched a whole name word can be the exact name: those are the top
         // level of word units, if any.
         let exactNameUnits = Int32((Double(words.count) * Ranking.tierWeights[0] * Ranking.unitsPerPoint).rounded())

@@ -25,6 +25,10 @@ final class SegmentColumns: Sendable {
     /// The identifiers' UTF-8 bytes, one after the other; item `i`'s are `uidBytes[uidStart[i]..<uidStart[i + 1]]`.
     let uidStart: CompactIntegers
     let uidBytes: [UInt8]
+    /// The most hint points (`Ranking.hintPoints`) and the latest last-used date (nil: none) of the items read: what
+    /// bounds the static part of an unread candidate's score (`StaticColumns.maxStaticPoints`).
+    let maxHintPoints: Double
+    let maxLastUsed: Double?
 
     /// Reads the columns of `firstItem...lastItem`, copying what `known` (columns of other segments, such as the
     /// ones a merge just replaced) already holds and reading only the rest from the item rows.
@@ -124,6 +128,14 @@ final class SegmentColumns: Sendable {
             }
         }
         start.append(bytes.count)
+        var maxHintPoints = 0.0
+        var maxLastUsed: Double? = nil
+        for i in 0..<count where present[i] {
+            if !hint[i].isNaN { maxHintPoints = max(maxHintPoints, Ranking.hintPoints(hint[i])) }
+            if !lastUsed[i].isNaN { maxLastUsed = max(maxLastUsed ?? -.infinity, lastUsed[i]) }
+        }
+        self.maxHintPoints = maxHintPoints
+        self.maxLastUsed = maxLastUsed
         self.present = present
         self.hint = OptionalDoubleColumn(hint)
         self.lastUsed = OptionalDoubleColumn(lastUsed)
@@ -288,6 +300,25 @@ struct StaticColumns {
         self.entries = laid
         count = offset
         complete = laid.allSatisfy { $0.columns != nil }
+    }
+
+    /// The most the static parts of a score (hint, recency and the name parts other than the exact name's) add
+    /// for any item of these segments as of `now`: the largest hint and the latest last-used date the columns
+    /// hold, when every segment has its columns (a search ranks only items of its segments, and an item never
+    /// changes under its id); else what those parts can add at most. An index whose items have no hint and no date
+    /// bounds them by the name parts alone (0.5 points instead of 3.5), so a ranking stops reading lower levels of
+    /// candidates sooner.
+    func maxStaticPoints(now: Date) -> Double {
+        let name = Ranking.nameStartPoints + Ranking.maxNameLengthPoints
+        guard complete else { return Ranking.maxRankingHintPoints + Ranking.maxRecencyPoints + name }
+        var hint = 0.0
+        var lastUsed: Double? = nil
+        for entry in entries {
+            guard let columns = entry.columns else { continue }
+            hint = max(hint, columns.maxHintPoints)
+            if let latest = columns.maxLastUsed { lastUsed = max(lastUsed ?? -.infinity, latest) }
+        }
+        return hint + Ranking.recencyPoints(lastUsed: lastUsed, now: now) + name
     }
 
     /// The segment whose range holds `id`.

@@ -303,10 +303,13 @@ extension IndexStore {
                     if let current = candidates {
                         for d in current.dense { scratch[Int(d)] = MatchCode.unmatched }
                     }
+                    // The word's letter of the vocabulary in memory, when typos are looked for in it.
+                    let letter = typos && Typos.budget(for: word) > 0
+                        ? try word.unicodeScalars.first.flatMap { try vocabularyLetters.terms(of: String($0), db, store: self) } : nil
                     try Self.foldWord(db, word: word, prefix: isPrefix, typos: typos, space: space, scratch: &scratch,
                                       candidates: candidates?.count,
                                       sortedIDs: { candidates!.dense.map { space.item(at: Int($0)) }.sorted() },
-                                      touched: &touched, isCancelled: options.isCancelled)
+                                      touched: &touched, letter: letter, isCancelled: options.isCancelled)
                     // The word's code for each item read, the scratch left all zeros.
                     let read = candidates?.dense ?? touched
                     let codes = read.map { d -> UInt8 in

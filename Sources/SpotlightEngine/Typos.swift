@@ -35,11 +35,12 @@ package enum Typos {
     /// With `deltas`, the frequencies are the true ones (`FrequencyDeltas`) and terms only deleted items held are
     /// left out; without, they are the stored ones (never below the true ones: a term no live item holds may be
     /// among them, and matches nothing).
-    static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int, deltas: FrequencyDeltas = .empty) throws
+    static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int, deltas: FrequencyDeltas = .empty,
+                           letter: VocabularyLetters.Letter? = nil) throws
         -> [(id: Int64, text: String, df: Int)]
     {
         guard word.unicodeScalars.first != nil else { return [] }
-        var matches = try vocabularyNeighbours(db, of: word, prefix: prefix, budget: budget)
+        var matches = try vocabularyNeighbours(db, of: word, prefix: prefix, budget: budget, letter: letter)
         return try withFirstLetterTypos(db, of: word, prefix: prefix, budget: budget, deltas: deltas, &matches)
     }
 
@@ -54,45 +55,71 @@ package enum Typos {
     /// skipped with one seek. A common first letter has 70,000 terms at a million items (`p` on PyPI): computing
     /// every one's distance was nine tenths of the slowest keystrokes (`platformd`, 56 ms).
     static func vocabularyNeighbours(_ db: Database, of word: String, prefix: Bool, budget: Int,
-                                     stepsBeforeSeeking: Int = Typos.stepsBeforeSeeking) throws
+                                     stepsBeforeSeeking: Int = Typos.stepsBeforeSeeking,
+                                     letter: VocabularyLetters.Letter? = nil) throws
         -> [(id: Int64, text: String, df: Int)]
     {
         try vocabularySpans(db, of: word, prefix: prefix, budget: budget, stepsBeforeSeeking: stepsBeforeSeeking,
-                            collapsing: false).terms
+                            collapsing: false, letter: letter).terms
     }
 
     /// The typo matches of a word as a search folds them: terms, and (for a prefix) the beginnings every term that
     /// starts with which matches, rather than each of those terms (`s3tr` matches every term that starts with `str`:
     /// thousands, each list read by a lookup of its own). `ranges`: every term with `df > 0` that starts with one
     /// of them is a match, and none of them is in `terms`; terms with `df` 0 in those ranges have only dead postings.
-    static func neighbourSpans(_ db: Database, of word: String, prefix: Bool, budget: Int) throws
+    static func neighbourSpans(_ db: Database, of word: String, prefix: Bool, budget: Int,
+                               letter: VocabularyLetters.Letter? = nil) throws
         -> (terms: [(id: Int64, text: String, df: Int)], ranges: [String])
     {
         guard word.unicodeScalars.first != nil else { return ([], []) }
-        var spans = try vocabularySpans(db, of: word, prefix: prefix, budget: budget, collapsing: prefix)
+        var spans = try vocabularySpans(db, of: word, prefix: prefix, budget: budget, collapsing: prefix, letter: letter)
         return (try withFirstLetterTypos(db, of: word, prefix: prefix, budget: budget, deltas: .empty, &spans.terms), spans.ranges)
     }
 
     /// `vocabularyNeighbours`, with (when `collapsing`, for a prefix) the beginnings whose every term matches as
-    /// ranges instead of their terms.
+    /// ranges instead of their terms. With `letter` (the word's first letter's terms as of `db`'s snapshot,
+    /// `VocabularyLetters`), the same walk over them in memory, and the matches' ids and frequencies looked up.
     static func vocabularySpans(_ db: Database, of word: String, prefix: Bool, budget: Int,
-                                stepsBeforeSeeking: Int = Typos.stepsBeforeSeeking, collapsing: Bool) throws
+                                stepsBeforeSeeking: Int = Typos.stepsBeforeSeeking, collapsing: Bool,
+                                letter: VocabularyLetters.Letter? = nil) throws
         -> (terms: [(id: Int64, text: String, df: Int)], ranges: [String])
     {
         guard let first = word.unicodeScalars.first else { return ([], []) }
-        var ranges: [String] = []
-        var rows = PrefixDistance(word, budget: budget)
-        let n = rows.count
-        // Exact: within the budget in length; a prefix: long enough that a beginning can be (as `BoundedDistance`).
-        let shortest = n - budget, longest = prefix ? Int.max : n + budget
+        var walk = SpanWalk(word, prefix: prefix, budget: budget, collapsing: collapsing)
         var matches: [(id: Int64, text: String, df: Int)] = []
-        let statement = try db.cachedStatement(sql: "SELECT id, text, df FROM term WHERE text >= ?1 AND text < ?2").sqliteStatement
         // The bounds as UTF-8 bytes: the letter, then U+10FFFF after it (above every term that starts with it).
-        let beyond: [UInt8] = [0xF4, 0x8F, 0xBF, 0xBF]
+        let beyond = SpanWalk.beyond
+        if let letter {
+            // In memory a seek is a binary search: every skip seeks at once.
+            var texts: [String] = []
+            letter.bytes.withUnsafeBufferPointer { all in
+                var i = letter.lowerBound(Array(String(first).utf8))
+                while i < letter.count {
+                    let start = Int(letter.starts[i]), end = Int(letter.starts[i + 1])
+                    let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
+                    switch walk.visit(bytes) {
+                    case .next:
+                        i += 1
+                    case .match:
+                        texts.append(String(decoding: bytes, as: UTF8.self))
+                        i += 1
+                    case .past(let beginning):
+                        i = letter.lowerBound(beginning + beyond)
+                    }
+                }
+            }
+            let lookup = try db.cachedStatement(sql: "SELECT id, df FROM term WHERE text = ?")
+            for text in texts {
+                try IndexStore.forEachRawRow(db, lookup, text: text) { row in
+                    let df = sqlite3_column_int64(row, 1)
+                    if df > 0 { matches.append((sqlite3_column_int64(row, 0), text, Int(df))) }
+                }
+            }
+            return (matches, walk.ranges)
+        }
+        let statement = try db.cachedStatement(sql: "SELECT id, text, df FROM term WHERE text >= ?1 AND text < ?2").sqliteStatement
         var low = Array(String(first).utf8)
         let high = low + beyond
-        var scalars: [UInt32] = []
-        var previous: [UInt32] = []
         // The beginning (UTF-8 bytes) of the terms being skipped, and how many were stepped over since.
         var skipping: [UInt8] = []
         var stepped = 0
@@ -121,37 +148,91 @@ package enum Typos {
                     }
                     skipping.removeAll(keepingCapacity: true)
                 }
-                BoundedDistance.decode(bytes, into: &scalars)
-                var shared = 0
-                let most = min(scalars.count, previous.count)
-                while shared < most, scalars[shared] == previous[shared] { shared += 1 }
-                swap(&previous, &scalars)
-                let outcome = rows.advance(to: previous, sharing: shared)
-                let matched = prefix ? outcome.bestFinal <= budget : outcome.dead == nil && outcome.final <= budget
-                if collapsing, prefix, matched, let close = rows.closeBeginning {
-                    // Every term that starts with the first close enough beginning matches (and is long enough:
-                    // a beginning within the budget has at least n - budget scalars): one range, skipped here.
-                    // (At least the first letter, which every term stepped here has: a word no longer than its
-                    // budget is close to the empty beginning, so to every term of the letter.)
-                    let end = Self.byteCount(of: max(1, close), in: bytes)
-                    ranges.append(String(decoding: bytes[..<end], as: UTF8.self))
-                    low = Array(bytes[..<end]) + beyond
+                switch walk.visit(bytes) {
+                case .next:
+                    break
+                case .match:
+                    if sqlite3_column_int64(statement, 2) > 0 {
+                        matches.append((sqlite3_column_int64(statement, 0), String(decoding: bytes, as: UTF8.self),
+                                        Int(sqlite3_column_int64(statement, 2))))
+                    }
+                case .past(let beginning) where walk.isRange:
+                    // A range was noted: its terms are skipped with one seek.
+                    low = beginning + beyond
                     skipping.removeAll(keepingCapacity: true)
                     continue seeking
-                }
-                if matched, previous.count >= shortest, previous.count <= longest, sqlite3_column_int64(statement, 2) > 0 {
-                    matches.append((sqlite3_column_int64(statement, 0), String(decoding: bytes, as: UTF8.self),
-                                    Int(sqlite3_column_int64(statement, 2))))
-                }
-                // Every term that starts with the beginning too far from the word is as far: skipped, unless (a
-                // prefix) a shorter beginning of it was close enough, which makes them all matches.
-                if let dead = outcome.dead, !(prefix && matched) {
-                    skipping.append(contentsOf: bytes[..<Self.byteCount(of: dead, in: bytes)])
+                case .past(let beginning):
+                    skipping = beginning
                     stepped = 0
                 }
             }
         }
-        return (matches, ranges)
+        return (matches, walk.ranges)
+    }
+
+    /// What `vocabularySpans` computes for each term it meets in text order, whichever way it steps them: the
+    /// term's distance rows past the beginning it shares with the term before (`PrefixDistance`), whether it
+    /// matches, and which beginning every term after it that shares it can be skipped by.
+    struct SpanWalk {
+        static let beyond: [UInt8] = [0xF4, 0x8F, 0xBF, 0xBF]
+        private var rows: PrefixDistance
+        private let prefix: Bool
+        private let budget: Int
+        private let collapsing: Bool
+        /// Exact: within the budget in length; a prefix: long enough that a beginning can be (as `BoundedDistance`).
+        private let shortest: Int, longest: Int
+        private var scalars: [UInt32] = []
+        private var previous: [UInt32] = []
+        /// The beginnings whose every term matches (collapsing a prefix's matches).
+        private(set) var ranges: [String] = []
+        /// Whether the last `.past` was a range (its terms all match) rather than a beginning too far.
+        private(set) var isRange = false
+
+        enum Visit {
+            /// Nothing to note: the next term.
+            case next
+            /// The term matches.
+            case match
+            /// Every term that starts with these bytes is decided (too far, or a range noted): go past them.
+            case past([UInt8])
+        }
+
+        init(_ word: String, prefix: Bool, budget: Int, collapsing: Bool) {
+            rows = PrefixDistance(word, budget: budget)
+            self.prefix = prefix
+            self.budget = budget
+            self.collapsing = collapsing
+            shortest = rows.count - budget
+            longest = prefix ? Int.max : rows.count + budget
+        }
+
+        mutating func visit(_ bytes: UnsafeBufferPointer<UInt8>) -> Visit {
+            isRange = false
+            BoundedDistance.decode(bytes, into: &scalars)
+            var shared = 0
+            let most = min(scalars.count, previous.count)
+            while shared < most, scalars[shared] == previous[shared] { shared += 1 }
+            swap(&previous, &scalars)
+            let outcome = rows.advance(to: previous, sharing: shared)
+            let matched = prefix ? outcome.bestFinal <= budget : outcome.dead == nil && outcome.final <= budget
+            if collapsing, prefix, matched, let close = rows.closeBeginning {
+                // Every term that starts with the first close enough beginning matches (and is long enough:
+                // a beginning within the budget has at least n - budget scalars): one range, skipped here.
+                // (At least the first letter, which every term stepped here has: a word no longer than its
+                // budget is close to the empty beginning, so to every term of the letter.)
+                let end = Typos.byteCount(of: max(1, close), in: bytes)
+                ranges.append(String(decoding: bytes[..<end], as: UTF8.self))
+                isRange = true
+                return .past(Array(bytes[..<end]))
+            }
+            // Every term that starts with the beginning too far from the word is as far: skipped, unless (a
+            // prefix) a shorter beginning of it was close enough, which makes them all matches.
+            if matched, previous.count >= shortest, previous.count <= longest { return .match }
+            if let dead = outcome.dead, !(prefix && matched) {
+                return .past(Array(bytes[..<Typos.byteCount(of: dead, in: bytes)]))
+            }
+            return .next
+        }
     }
 
     /// The number of UTF-8 bytes of the first `scalars` scalars of `bytes` (a scalar starts at every byte that is

@@ -39,8 +39,9 @@ extension IndexStore {
         let budget = Typos.budget(for: word)
         guard budget > 0 else { return [] }
         return try read { db in
+            let letter = try word.unicodeScalars.first.flatMap { try vocabularyLetters.terms(of: String($0), db, store: self) }
             let neighbours = try Typos.neighbours(db, of: word, prefix: prefix, budget: budget,
-                                                  deltas: try frequencyDeltasCache.deltas(db))
+                                                  deltas: try frequencyDeltasCache.deltas(db), letter: letter)
             var result: [(term: String, count: Int)] = []
             for n in neighbours where n.text != word {
                 result.append((n.text, n.df))

@@ -165,4 +165,29 @@ final class NameRankingTests: XCTestCase {
         XCTAssertEqual(hit.item.uniqueIdentifier, "popular")
         XCTAssertEqual(hit.explanation.exactNamePoints, Ranking.exactNamePoints)
     }
+
+    /// Ranking every match stops reading lower levels of candidates once `limit` hits beat what any unread one
+    /// could score; what hints and dates can add is bounded by the largest the segments' columns hold
+    /// (`StaticColumns.maxStaticPoints`). A word in the body (1 point) with the top hint (1.5) or used just now
+    /// (1.5) beats thirty items with the word in their description (2 points) and neither: a bound that left the
+    /// one hint or date out (1 + 0.5 name points < 2) would stop before reading it.
+    func testAHintOrADateLiftsALowerLevelAboveAFullerOne() throws {
+        func body(_ id: String, hint: Int? = nil, lastUsed: Date? = nil) -> StoredItem {
+            var item = item(id, "other \(id)", hint: hint, lastUsed: lastUsed)
+            item.attributes["textContent"] = .string("alpha")
+            return item
+        }
+        try store.apply((0..<30).map { .upsert(item("described-\($0)", "thing \($0)", description: "alpha beta")) }
+                        + [.upsert(body("hinted", hint: 100)), .upsert(body("plain"))], now: now)
+        let hits = try search("alpha", limit: 5)
+        XCTAssertEqual(hits.first?.item.uniqueIdentifier, "hinted")
+        XCTAssertEqual(hits.first?.score ?? 0, 1 + Ranking.maxRankingHintPoints, accuracy: 1e-9)
+        XCTAssertFalse(hits.contains { $0.item.uniqueIdentifier == "plain" })
+        try store.apply([.upsert(body("recent", lastUsed: now)), .delete(identifiers: ["hinted"])], now: now)
+        XCTAssertEqual(try ids("alpha", limit: 5).first, "recent")
+        // Without hints or dates the static parts are the name's alone: the description's level settles the top 5.
+        try store.apply([.delete(identifiers: ["recent"])], now: now)
+        XCTAssertEqual(try ids("alpha", limit: 5).count, 5)
+        XCTAssertEqual(try ids("alpha", limit: 40).count, 31)
+    }
 }

@@ -112,6 +112,19 @@ final class TyposTests: XCTestCase {
                             }
                             return (terms: spans.terms.map(\.text), ranges: spans.ranges, expanded: expanded)
                         }
+                        // The same walks over the letter's terms in memory (`VocabularyLetters`): the same terms,
+                        // ids, frequencies and ranges.
+                        let inMemory = try store.read { db in
+                            let letter = try XCTUnwrap(VocabularyLetters.read(String(typed.unicodeScalars.first!), db))
+                            return (neighbours: try Typos.vocabularyNeighbours(db, of: typed, prefix: prefix, budget: budget, letter: letter),
+                                    spans: try Typos.vocabularySpans(db, of: typed, prefix: prefix, budget: budget, collapsing: true,
+                                                                     letter: letter))
+                        }
+                        XCTAssertEqual(inMemory.neighbours.map(\.text), scanned.map(\.text), "\(typed), budget \(budget), prefix \(prefix): in memory")
+                        XCTAssertEqual(inMemory.neighbours.map(\.df), scanned.map(\.df))
+                        XCTAssertEqual(inMemory.neighbours.map(\.id), scanned.map(\.id))
+                        XCTAssertEqual(inMemory.spans.terms.map(\.text), spans.terms, "\(typed): spans in memory")
+                        XCTAssertEqual(inMemory.spans.ranges, spans.ranges, "\(typed): ranges in memory")
                         if !prefix { XCTAssertEqual(spans.ranges, [], "only a prefix's matches make ranges") }
                         XCTAssertEqual(Set(spans.terms).intersection(spans.expanded), [], "\(typed): a term is in one place")
                         XCTAssertEqual(Set(spans.terms + spans.expanded), Set(scanned.map(\.text)), "\(typed), budget \(budget), prefix \(prefix): spans")
@@ -197,5 +210,44 @@ final class TyposTests: XCTestCase {
         // Resolved, a typo match names the term it matched.
         let typo = try store.search("serail", options: TextSearchOptions(limit: 5))
         XCTAssertTrue(typo.contains { $0.explanation.words.contains { $0.kind == .typo && $0.matchedTerm != "serail" } })
+    }
+
+    /// A letter of the vocabulary is read in the background after the first search that looks for typos in it, used
+    /// while no write has added a term, and read again after one has: searches find the same items with it as
+    /// without it, and a term added since it was read is found at once.
+    func testTheVocabularyLettersInMemoryFollowTheVocabulary() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("letters-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
+        defer { try? store.close() }
+        let now = Date()
+        func upsert(_ id: String, _ title: String) -> IndexOperation {
+            .upsert(StoredItem(uniqueIdentifier: id, expirationDate: .distantFuture, attributes: ["title": .string(title)]))
+        }
+        try store.apply([upsert("a", "transformer models"), upsert("b", "transfer learning"), upsert("c", "translate text")],
+                        now: now)
+        var options = TextSearchOptions(limit: 10)
+        options.now = now
+        func ids(_ text: String) throws -> [String] { try store.search(text, options: options).map(\.item.uniqueIdentifier) }
+        let read = store.vocabularyLetters.lettersRead.load(ordering: .relaxed)
+        let cold = try ids("trasnformer")
+        XCTAssertEqual(cold.first, "a", "a transposition")
+        store.vocabularyLetters.waitForReads()
+        XCTAssertEqual(store.vocabularyLetters.lettersRead.load(ordering: .relaxed), read + 1, "the letter was read once")
+        let letter = try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) }
+        XCTAssertEqual(letter?.count, try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM term WHERE text >= 't' AND text < 'u'") })
+        XCTAssertEqual(try ids("trasnformer"), cold, "the walk in memory finds what SQLite's found")
+        XCTAssertEqual(try store.corrections(of: "transfr", prefix: false).map(\.term), ["transfer"])
+        // A delete adds no term: the letter stays current.
+        try store.apply([.delete(identifiers: ["c"])], now: now)
+        XCTAssertNotNil(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
+        // A new term makes it stale: the next searches walk SQLite (and find the new term) until it is read again.
+        try store.apply([upsert("d", "transmogrify")], now: now)
+        XCTAssertNil(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
+        XCTAssertEqual(try ids("transmogrfy"), ["d"])
+        store.vocabularyLetters.waitForReads()
+        XCTAssertEqual(try ids("transmogrfy"), ["d"], "and in memory once read again")
+        let reread = try XCTUnwrap(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
+        XCTAssertEqual(reread.lowerBound(Array("transmogrify".utf8)), reread.lowerBound(Array("transmogrifz".utf8)) - 1)
     }
 }

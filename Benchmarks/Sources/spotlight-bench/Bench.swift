@@ -275,6 +275,9 @@ func relevanceFiles(_ corpus: String) -> [String] {
 }
 
 /// One CSUserQuery, top `limit`, as an app runs it; returns the identifiers in order.
+/// Whether the keystroke phase logs every query's time (`OPENSPOTLIGHT_BENCH_TIMES`).
+let logsEveryTime = ProcessInfo.processInfo.environment["OPENSPOTLIGHT_BENCH_TIMES"] != nil
+
 func userQuery(_ text: String, limit: Int = 20, filter: String? = nil) async throws -> [String] {
     let context = CSUserQueryContext()
     context.maxResultCount = limit
@@ -401,6 +404,9 @@ struct Bench {
                     ids = try await userQuery(q)
                     let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                     l.note(ms, q); all.note(ms, q)
+                    // Every query's time on standard error (`OPENSPOTLIGHT_BENCH_TIMES=1`), to compare two builds
+                    // query by query on one index (`--reuse`).
+                    if logsEveryTime { log("T \(String(format: "%.2f", ms)) \(q)") }
                     if ids.isEmpty { l.empty += 1; all.empty += 1 }
                 }
                 blocks[(file as NSString).deletingPathExtension] = l.block()

@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+/// The vocabulary's terms of one first letter, in the vocabulary's order, held in memory for typo tolerance's walk
+/// (`Typos.vocabularySpans`), per store and per letter.
+///
+/// A word of nine letters or more tolerates two typos, and its walk steps 28,000–45,000 terms of its letter and
+/// seeks a thousand times (PyPI: `s3transfe`, `pycparser`, `platformd`): at about 0.4 µs a step through SQLite, 13–20
+/// ms, most of such a keystroke. The same walk over the letter's terms in memory steps and seeks by binary search in
+/// a tenth of that.
+///
+/// The vocabulary's rows are never deleted, and every term added takes the next id and raises `meta.nextTerm` in the
+/// same transaction: a letter read in a snapshot whose `nextTerm` a search's snapshot also has holds exactly that
+/// snapshot's terms. A search never waits for a letter: it walks the vocabulary in SQLite, as it did, while the
+/// letter is read on a background queue for the searches after it (as `ColumnCache` reads columns); a write that
+/// adds a term makes the letters read before it stale, and each is read again when a search next needs it.
+/// Frequencies are not kept (they change with every write): the walk's matches are looked up afterwards.
+final class VocabularyLetters: Sendable {
+    /// A letter's terms as UTF-8 bytes, one after the other, sorted as SQLite's `BINARY` collation sorts them.
+    struct Letter: Sendable {
+        /// `meta.nextTerm` of the snapshot they were read in.
+        let version: Int64
+        let bytes: [UInt8]
+        /// Term `i` is `bytes[starts[i] ..< starts[i + 1]]`.
+        let starts: [UInt32]
+
+        var count: Int { starts.count - 1 }
+        var byteCount: Int { bytes.count + 4 * starts.count }
+
+        /// The position of the first term not below `key` (byte order).
+        func lowerBound(_ key: [UInt8]) -> Int {
+            bytes.withUnsafeBufferPointer { all in
+                key.withUnsafeBufferPointer { key in
+                    var low = 0, high = count
+                    while low < high {
+                        let mid = (low + high) / 2
+                        let start = Int(starts[mid]), length = Int(starts[mid + 1]) - start
+                        let common = min(length, key.count)
+                        let order = common == 0 ? 0 : memcmp(all.baseAddress! + start, key.baseAddress!, common)
+                        if order < 0 || (order == 0 && length < key.count) { low = mid + 1 } else { high = mid }
+                    }
+                    return low
+                }
+            }
+        }
+    }
+
+    private struct State {
+        var letters: [String: Letter] = [:]
+        /// Least recently used first.
+        var order: [String] = []
+        var bytes = 0
+    }
+
+    private let state = Mutex(State())
+    private let building = Mutex<Set<String>>([])
+    private let stopped = Atomic<Bool>(false)
+    private let queue = BackgroundQueue(label: "OpenSpotlight.VocabularyLetters")
+    /// The most bytes the letters of one store hold together; the least recently used go first. (PyPI's whole
+    /// vocabulary, 1.19 million terms, takes about 19 MB.)
+    static let byteLimit = 24 << 20
+    /// Letters read so far (tests, diagnostics).
+    let lettersRead = Atomic<Int>(0)
+
+    /// The vocabulary's version in `db`'s snapshot: `meta.nextTerm`, or nil for a store without it (the letters are
+    /// then never used).
+    static func version(_ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'"))
+    }
+
+    /// The terms of `letter` (one scalar, as text) as of `db`'s snapshot when this cache holds them; otherwise nil,
+    /// and a read of them is scheduled through `store`'s reads.
+    func terms(of letter: String, _ db: Database, store: IndexStore) throws -> Letter? {
+        guard let version = try Self.version(db) else { return nil }
+        let found = state.withLock { state -> Letter? in
+            guard let terms = state.letters[letter], terms.version == version else { return nil }
+            if let at = state.order.firstIndex(of: letter), at != state.order.count - 1 {
+                state.order.remove(at: at)
+                state.order.append(letter)
+            }
+            return terms
+        }
+        if found == nil { scheduleRead(letter, store: store) }
+        return found
+    }
+
+    /// Reads a letter's terms in one read transaction (the vocabulary's range of one letter: ~100,000 terms for
+    /// PyPI's commonest, 20–40 ms).
+    static func read(_ letter: String, _ db: Database) throws -> Letter? {
+        guard let version = try version(db) else { return nil }
+        let low = Array(letter.utf8), high = low + [0xF4, 0x8F, 0xBF, 0xBF]
+        var bytes: [UInt8] = []
+        var starts: [UInt32] = [0]
+        let statement = try db.cachedStatement(sql: "SELECT text FROM term WHERE text >= ?1 AND text < ?2").sqliteStatement
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        low.withUnsafeBufferPointer { _ = sqlite3_bind_text(statement, 1, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+        high.withUnsafeBufferPointer { _ = sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw IndexStore.stepError(db, code) }
+            let count = Int(sqlite3_column_bytes(statement, 0))
+            if count > 0, let text = sqlite3_column_text(statement, 0) {
+                bytes.append(contentsOf: UnsafeBufferPointer(start: text, count: count))
+            }
+            // (A vocabulary past 4 GB of one letter's text is no index this engine writes: left to SQLite's walk.)
+            guard bytes.count < Int(UInt32.max) else { return nil }
+            starts.append(UInt32(bytes.count))
+        }
+        return Letter(version: version, bytes: bytes, starts: starts)
+    }
+
+    private func scheduleRead(_ letter: String, store: IndexStore) {
+        guard building.withLock({ $0.insert(letter).inserted }) else { return }
+        queue.async { [weak self, weak store] in
+            guard let self else { return }
+            defer { self.building.withLock { _ = $0.remove(letter) } }
+            guard let store, !self.stopped.load(ordering: .acquiring),
+                  let read = try? store.read({ try Self.read(letter, $0) }) else { return }
+            self.lettersRead.add(1, ordering: .relaxed)
+            self.state.withLock { state in
+                if let old = state.letters[letter] {
+                    state.bytes -= old.byteCount
+                    state.order.removeAll { $0 == letter }
+                }
+                state.letters[letter] = read
+                state.order.append(letter)
+                state.bytes += read.byteCount
+                while state.bytes > Self.byteLimit, state.order.count > 1 {
+                    let evicted = state.order.removeFirst()
+                    state.bytes -= state.letters.removeValue(forKey: evicted)?.byteCount ?? 0
+                }
+            }
+        }
+    }
+
+    /// Stops reading letters and waits for a read in progress (the store is closing).
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        queue.sync()
+    }
+
+    /// Waits for the letters being read in the background (tests, measurements).
+    func waitForReads() {
+        queue.sync()
+    }
+}
