@@ -384,7 +384,9 @@ extension IndexStore {
             var end = k + 1
             while end < dense.count, segment.contains(Int(dense[end])) { end += 1 }
             defer { k = end }
-            guard let columns = entry.columns else {
+            // (Columns of another length than the segment's range would be damage: its items' rows are read.)
+            guard let columns = entry.columns, columns.present.count == segment.count,
+                  columns.initials.count == segment.count * Initials.byteCount else {
                 missing.append(contentsOf: k..<end)
                 if missing.count > initialRowReads { return nil }
                 continue

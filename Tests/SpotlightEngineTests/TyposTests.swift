@@ -250,4 +250,50 @@ final class TyposTests: XCTestCase {
         let reread = try XCTUnwrap(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
         XCTAssertEqual(reread.lowerBound(Array("transmogrify".utf8)), reread.lowerBound(Array("transmogrifz".utf8)) - 1)
     }
+
+    /// Writes that add terms between searches, with the letters read in the background or not yet: every typo search
+    /// finds what the walk through SQLite finds in the same snapshot, and the hits are the same as without the letters.
+    func testTypoSearchesAgreeWithAndWithoutTheLettersAcrossWrites() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("letters-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
+        defer { try? store.close() }
+        let now = Date()
+        var random = RankingOracleTests.Generator(state: 20261129)
+        let alphabet = Array("abcdeé")
+        func word(_ lengths: ClosedRange<Int>) -> String {
+            String((0..<Int.random(in: lengths, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+        }
+        var options = TextSearchOptions(limit: 0)
+        options.now = now
+        var next = 0
+        for round in 0..<30 {
+            let items: [IndexOperation] = (0..<20).map { _ in
+                next += 1
+                return .upsert(StoredItem(uniqueIdentifier: "i\(next)", expirationDate: .distantFuture,
+                                          attributes: ["title": .string((0..<3).map { _ in word(4...10) }.joined(separator: " "))]))
+            }
+            try store.apply(items + (round % 3 == 2 ? [.delete(identifiers: ["i\(next - 25)"])] : []), now: now)
+            if round % 2 == 0 { store.vocabularyLetters.waitForReads() }
+            for _ in 0..<6 {
+                let typed = word(4...11)
+                let budget = Typos.budget(for: typed)
+                for prefix in [false, true] {
+                    try store.read { db in
+                        let letter = try store.vocabularyLetters.terms(of: String(typed.unicodeScalars.first!), db, store: store)
+                        let walked = try Typos.vocabularySpans(db, of: typed, prefix: prefix, budget: budget, collapsing: prefix)
+                        let inMemory = try Typos.vocabularySpans(db, of: typed, prefix: prefix, budget: budget, collapsing: prefix,
+                                                                 letter: letter ?? VocabularyLetters.read(String(typed.unicodeScalars.first!), db))
+                        XCTAssertEqual(inMemory.terms.map(\.text), walked.terms.map(\.text), "\(typed), round \(round)")
+                        XCTAssertEqual(inMemory.terms.map(\.df), walked.terms.map(\.df))
+                        XCTAssertEqual(inMemory.ranges, walked.ranges, "\(typed), round \(round)")
+                    }
+                }
+                let hits = try store.search(typed, options: options).map(\.item.uniqueIdentifier)
+                store.vocabularyLetters.waitForReads()
+                XCTAssertEqual(try store.search(typed, options: options).map(\.item.uniqueIdentifier), hits, "\(typed), round \(round)")
+            }
+        }
+        XCTAssertGreaterThan(store.vocabularyLetters.lettersRead.load(ordering: .relaxed), 5, "letters were read again after writes")
+    }
 }
