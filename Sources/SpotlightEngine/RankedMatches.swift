@@ -162,14 +162,18 @@ struct WordFold {
     var cursor: SpaceCursor
     let scratch: UnsafeMutableBufferPointer<UInt8>
     let restricted: Bool
+    /// The tiers whose postings count (`TextIndexer.freeTextMask`: all of free text).
+    let tiers: UInt8
     let isCancelled: (@Sendable () -> Bool)?
     var touched: [Int32] = []
     private var listsRead = 0
 
-    init(cursor: SpaceCursor, scratch: UnsafeMutableBufferPointer<UInt8>, restricted: Bool, isCancelled: (@Sendable () -> Bool)?) {
+    init(cursor: SpaceCursor, scratch: UnsafeMutableBufferPointer<UInt8>, restricted: Bool,
+         tiers: UInt8 = TextIndexer.freeTextMask, isCancelled: (@Sendable () -> Bool)?) {
         self.cursor = cursor
         self.scratch = scratch
         self.restricted = restricted
+        self.tiers = tiers
         self.isCancelled = isCancelled
     }
 
@@ -183,7 +187,7 @@ struct WordFold {
 
     @inline(__always)
     mutating func consider(_ item: Int64, _ tiers: UInt8, _ row: Int) {
-        let free = tiers & TextIndexer.freeTextMask
+        let free = tiers & self.tiers
         guard free != 0, let i = cursor.index(of: item), i < scratch.count else { return }
         let code = UInt8(row + 3 * free.trailingZeroBitCount)
         let current = scratch[i]
@@ -255,7 +259,8 @@ extension IndexStore {
     /// time is appended to `touched`.
     static func foldWord(_ db: Database, word: String, prefix: Bool, typos: Bool, space: StaticColumns,
                          scratch: inout [UInt8], candidates: Int?, sortedIDs: () -> [Int64], touched: inout [Int32],
-                         letter: VocabularyLetters.Letter? = nil, isCancelled: (@Sendable () -> Bool)? = nil) throws
+                         letter: VocabularyLetters.Letter? = nil, tiers: UInt8 = TextIndexer.freeTextMask,
+                         isCancelled: (@Sendable () -> Bool)? = nil) throws
     {
         // (term, kind, postings)
         var terms: [(text: String, kind: RankingExplanation.MatchKind, df: Int)] = []
@@ -294,7 +299,8 @@ extension IndexStore {
         if terms.isEmpty, typoRanges.isEmpty { return }
         if !restricted, !manyTerms { touched.reserveCapacity(min(terms.reduce(0) { $0 + $1.df }, space.count)) }
         try scratch.withUnsafeMutableBufferPointer { scratch in
-            var fold = WordFold(cursor: SpaceCursor(space), scratch: scratch, restricted: restricted, isCancelled: isCancelled)
+            var fold = WordFold(cursor: SpaceCursor(space), scratch: scratch, restricted: restricted, tiers: tiers,
+                                isCancelled: isCancelled)
             swap(&fold.touched, &touched)
             defer { swap(&fold.touched, &touched) }
             // The lists' closures reach the fold through a pointer: captured as a variable, the state was retained
@@ -308,7 +314,7 @@ extension IndexStore {
                     try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { exact, list in
                         try fold.pointee.checkCancellation()
                         let row = exact ? 1 : 2
-                        try list.forEach(tiers: TextIndexer.freeTextMask) { item, tiers in fold.pointee.consider(item, tiers, row) }
+                        try list.forEach(tiers: tiers) { item, tiers in fold.pointee.consider(item, tiers, row) }
                     }
                     remaining = terms.filter { $0.kind == .typo }[...]
                 }
@@ -318,9 +324,9 @@ extension IndexStore {
                     try fold.pointee.checkCancellation()
                     if let candidates, candidates * 4 < list.count {
                         if sorted == nil { sorted = sortedIDs() }
-                        try list.forEach(near: sorted!) { item, tiers in fold.pointee.consider(item, tiers, row) }
+                        try list.forEach(near: sorted!, tiers: tiers) { item, tiers in fold.pointee.consider(item, tiers, row) }
                     } else {
-                        try list.forEach(tiers: TextIndexer.freeTextMask) { item, tiers in fold.pointee.consider(item, tiers, row) }
+                        try list.forEach(tiers: tiers) { item, tiers in fold.pointee.consider(item, tiers, row) }
                     }
                 }
                 let segments = remaining.isEmpty ? nil : try PostingStore.Segments(db)

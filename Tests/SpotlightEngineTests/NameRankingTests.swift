@@ -190,4 +190,46 @@ final class NameRankingTests: XCTestCase {
         XCTAssertEqual(try ids("alpha", limit: 5).count, 5)
         XCTAssertEqual(try ids("alpha", limit: 40).count, 31)
     }
+
+    /// A one-word search whose name matches alone settle the top `limit` (`IndexStore.nameTierFirstPostings`) ranks
+    /// them exactly as ranking every match does: random names, descriptions and keywords over a few words, hints on
+    /// some items, old dates on others, dead items, every limit (fewer name matches than `limit` included, which
+    /// falls back to every match).
+    func testNameMatchesReadFirstRankAsEveryMatchDoes() throws {
+        var random = RankingOracleTests.Generator(state: 20261129)
+        let words = ["alpha", "alphabet", "alpine", "alps", "beta", "betamax", "gamma", "delta", "deltas", "epsilon"]
+        func text(_ count: ClosedRange<Int>) -> String {
+            (0..<Int.random(in: count, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
+        }
+        var operations: [IndexOperation] = []
+        for n in 0..<600 {
+            var item = item("i\(n)", n % 3 == 0 ? "other \(n)" : text(1...3),
+                            hint: n % 7 == 0 ? Int.random(in: 0...100, using: &random) : nil, description: text(2...5),
+                            lastUsed: n % 11 == 0 ? now.addingTimeInterval(-Double.random(in: 1...400, using: &random) * 86_400) : nil)
+            item.attributes["keywords"] = .array([.string(words.randomElement(using: &random)!)])
+            operations.append(.upsert(item))
+        }
+        try store.apply(operations, now: now)
+        try store.apply([.delete(identifiers: (0..<600).filter { $0 % 13 == 5 }.map { "i\($0)" })], now: now)
+        let bound = try store.read { try store.columnCache.columns($0, store: self.store).maxStaticPoints(now: self.now) }
+        XCTAssertLessThan(Ranking.tierWeights[1] + bound, 7.2, "the hints and dates leave the name's matches above the rest")
+        let saved = IndexStore.nameTierFirstPostings.load(ordering: .relaxed)
+        defer { IndexStore.nameTierFirstPostings.store(saved, ordering: .relaxed) }
+        let answered = IndexStore.nameTierAnswers.load(ordering: .relaxed)
+        for typed in ["al", "alp", "alpha", "alphab", "beta", "gam", "delta", "eps", "other", "zeta"] {
+            for limit in [1, 5, 20, 100, 400] {
+                var options = TextSearchOptions(limit: limit)
+                options.now = now
+                options.usePrefixLists = false
+                IndexStore.nameTierFirstPostings.store(1, ordering: .relaxed)
+                let first = try store.search(typed, options: options)
+                IndexStore.nameTierFirstPostings.store(.max, ordering: .relaxed)
+                let every = try store.search(typed, options: options)
+                XCTAssertEqual(first.map(\.item.uniqueIdentifier), every.map(\.item.uniqueIdentifier), "\(typed), limit \(limit)")
+                XCTAssertEqual(first.map(\.score), every.map(\.score), "\(typed), limit \(limit)")
+                XCTAssertEqual(first.map(\.explanation.description), every.map(\.explanation.description))
+            }
+        }
+        XCTAssertGreaterThan(IndexStore.nameTierAnswers.load(ordering: .relaxed), answered + 10, "the name tier answered")
+    }
 }
