@@ -220,6 +220,7 @@ final class TyposTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
         defer { try? store.close() }
+        store.vocabularyLetters.rereadInterval.store(0, ordering: .relaxed)
         let now = Date()
         func upsert(_ id: String, _ title: String) -> IndexOperation {
             .upsert(StoredItem(uniqueIdentifier: id, expirationDate: .distantFuture, attributes: ["title": .string(title)]))
@@ -249,6 +250,16 @@ final class TyposTests: XCTestCase {
         XCTAssertEqual(try ids("transmogrfy"), ["d"], "and in memory once read again")
         let reread = try XCTUnwrap(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
         XCTAssertEqual(reread.lowerBound(Array("transmogrify".utf8)), reread.lowerBound(Array("transmogrifz".utf8)) - 1)
+        // A letter read less than `rereadInterval` ago is not read again when a write makes it stale: the searches
+        // meanwhile walk SQLite, and find the new term.
+        store.vocabularyLetters.rereadInterval.store(60_000_000_000, ordering: .relaxed)
+        let reads = store.vocabularyLetters.lettersRead.load(ordering: .relaxed)
+        try store.apply([upsert("e", "transylvania")], now: now)
+        XCTAssertEqual(try ids("transylvnia"), ["e"])
+        store.vocabularyLetters.waitForReads()
+        XCTAssertEqual(store.vocabularyLetters.lettersRead.load(ordering: .relaxed), reads, "not read again so soon")
+        XCTAssertNil(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
+        XCTAssertEqual(try ids("transylvnia"), ["e"])
     }
 
     /// Writes that add terms between searches, with the letters read in the background or not yet: every typo search
@@ -258,6 +269,7 @@ final class TyposTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
         defer { try? store.close() }
+        store.vocabularyLetters.rereadInterval.store(0, ordering: .relaxed)
         let now = Date()
         var random = RankingOracleTests.Generator(state: 20261129)
         let alphabet = Array("abcdeé")
