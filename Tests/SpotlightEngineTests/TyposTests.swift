@@ -212,15 +212,21 @@ final class TyposTests: XCTestCase {
         XCTAssertTrue(typo.contains { $0.explanation.words.contains { $0.kind == .typo && $0.matchedTerm != "serail" } })
     }
 
+    /// A store in a directory of its own (removed when the test ends) whose letters are read again at once.
+    func lettersStore() throws -> IndexStore {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("letters-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
+        store.vocabularyLetters.rereadInterval.store(0, ordering: .relaxed)
+        return store
+    }
+
     /// A letter of the vocabulary is read in the background after the first search that looks for typos in it, used
     /// while no write has added a term, and read again after one has: searches find the same items with it as
     /// without it, and a term added since it was read is found at once.
     func testTheVocabularyLettersInMemoryFollowTheVocabulary() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("letters-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
+        let store = try lettersStore()
         defer { try? store.close() }
-        store.vocabularyLetters.rereadInterval.store(0, ordering: .relaxed)
         let now = Date()
         func upsert(_ id: String, _ title: String) -> IndexOperation {
             .upsert(StoredItem(uniqueIdentifier: id, expirationDate: .distantFuture, attributes: ["title": .string(title)]))
@@ -265,11 +271,8 @@ final class TyposTests: XCTestCase {
     /// Writes that add terms between searches, with the letters read in the background or not yet: every typo search
     /// finds what the walk through SQLite finds in the same snapshot, and the hits are the same as without the letters.
     func testTypoSearchesAgreeWithAndWithoutTheLettersAcrossWrites() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("letters-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
+        let store = try lettersStore()
         defer { try? store.close() }
-        store.vocabularyLetters.rereadInterval.store(0, ordering: .relaxed)
         let now = Date()
         var random = RankingOracleTests.Generator(state: 20261129)
         let alphabet = Array("abcdeé")
