@@ -253,6 +253,14 @@ extension IndexStore {
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
                 return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix, deltas: try deltas()))
             }.sorted { $0.1 < $1.1 }
+            // A long prefix with many matches of its own (not typo matches, which a list cannot hold) gets a list.
+            func noteIfHot(matches: Int) {
+                if words.count == 1, options.lastWordIsPrefix, filterIDs == nil,
+                   (PrefixLists.eagerPrefixLength + 1...PrefixLists.maxPrefixLength).contains(words[0].unicodeScalars.count),
+                   matches >= PrefixLists.hotThreshold, order[0].1 >= PrefixLists.hotThreshold {
+                    hotPrefix = words[0]
+                }
+            }
             // One word with many postings, no typos, no filter and no engagement: a match in the name (7.2 points
             // or more) outranks every other (4 points at most, plus what the columns' hints and dates add, here
             // less than 3.2), so when `limit` of the name's matches are live hits they are the top `limit`. Only
@@ -268,22 +276,14 @@ extension IndexStore {
                 try Self.foldWord(db, word: word.word, prefix: word.prefix, typos: false, space: space, scratch: &scratch,
                                   candidates: nil, sortedIDs: { [] }, touched: &touched, tiers: 1 << TextTier.name.rawValue,
                                   isCancelled: options.isCancelled)
-                let codes = scratch.withUnsafeMutableBufferPointer { scratch in
-                    touched.map { d -> UInt8 in
-                        let code = scratch[Int(d)]
-                        scratch[Int(d)] = 0
-                        return code
-                    }
-                }
+                let codes = Self.takeCodes(&scratch, at: touched)
                 scratchPool.giveBack(scratch)
                 if touched.count >= options.limit {
                     let hits = try Self.topHits(db, candidates: Candidates(dense: touched, codes: codes, word: 0, words: 1),
                                                 words: [word], options: options, columns: space, values: valueColumns)
                     if hits.count >= options.limit {
-                        if options.lastWordIsPrefix, order[0].1 >= PrefixLists.hotThreshold,
-                           (PrefixLists.eagerPrefixLength + 1...PrefixLists.maxPrefixLength).contains(words[0].unicodeScalars.count) {
-                            hotPrefix = words[0]
-                        }
+                        // (How many items match in every tier is not known here: the word's postings stand for it.)
+                        noteIfHot(matches: order[0].1)
                         Self.nameTierAnswers.add(1, ordering: .relaxed)
                         return hits
                     }
@@ -345,21 +345,13 @@ extension IndexStore {
                         }
                     }
                     // The word's letter of the vocabulary in memory, when typos are looked for in it.
-                    let letter = typos && Typos.budget(for: word) > 0
-                        ? try word.unicodeScalars.first.flatMap { try vocabularyLetters.terms(of: String($0), db, store: self) } : nil
+                    let letter = typos && Typos.budget(for: word) > 0 ? try vocabularyLetters.terms(startingAs: word, db, store: self) : nil
                     try Self.foldWord(db, word: word, prefix: isPrefix, typos: typos, space: space, scratch: &scratch,
                                       candidates: candidates?.count,
                                       sortedIDs: { candidates!.dense.map { space.item(at: Int($0)) }.sorted() },
                                       touched: &touched, letter: letter, isCancelled: options.isCancelled)
                     // The word's code for each item read, the scratch left all zeros.
-                    let read = candidates?.dense ?? touched
-                    let codes = scratch.withUnsafeMutableBufferPointer { scratch in
-                        read.map { d -> UInt8 in
-                            let code = scratch[Int(d)]
-                            scratch[Int(d)] = 0
-                            return code
-                        }
-                    }
+                    let codes = Self.takeCodes(&scratch, at: candidates?.dense ?? touched)
                     if candidates == nil {
                         candidates = Candidates(dense: touched, codes: codes, word: i, words: words.count)
                     } else {
@@ -372,12 +364,7 @@ extension IndexStore {
             // threw midway, cancelled, and left codes behind.)
             if !scratch.isEmpty { scratchPool.giveBack(scratch) }
             guard let candidates, candidates.count > 0 else { return [] }
-            // A long prefix with many matches of its own (not typo matches, which a list cannot hold) gets a list.
-            if words.count == 1, options.lastWordIsPrefix, filterIDs == nil,
-               (PrefixLists.eagerPrefixLength + 1...PrefixLists.maxPrefixLength).contains(words[0].unicodeScalars.count),
-               candidates.count >= PrefixLists.hotThreshold, order[0].1 >= PrefixLists.hotThreshold {
-                hotPrefix = words[0]
-            }
+            noteIfHot(matches: candidates.count)
             return try Self.topHits(db, candidates: candidates, words: ranked, options: options, columns: space, accepted: accepted, values: valueColumns)
         }
     }
@@ -515,14 +502,26 @@ extension IndexStore {
         return hits
     }
 
-    /// Below this many candidates, a word matched with typos is checked on the candidates' own words: its typo
-    /// neighbours would otherwise be looked for in the whole vocabulary of its first letter (milliseconds). A word
-    /// without typos is checked so only when its postings are many (`postingsPerForwardCheck`): a rare word's
-    /// postings cost microseconds (`global navigation`: 150 candidates read and tokenized took 6 ms).
+    /// The codes a word's fold left in `scratch` for the items at `dense`, each taken out (the scratch left all
+    /// zeros there). Through a pointer: each store into the array checked it was not shared.
+    static func takeCodes(_ scratch: inout [UInt8], at dense: [Int32]) -> [UInt8] {
+        scratch.withUnsafeMutableBufferPointer { scratch in
+            dense.map { d -> UInt8 in
+                let code = scratch[Int(d)]
+                scratch[Int(d)] = 0
+                return code
+            }
+        }
+    }
+
     /// A one-word search reads the name tier's postings first (`search`) when the word has at least this many:
     /// below, reading every tier at once costs less than a second pass would (tests lower it). And how many
     /// searches the name tier answered (tests).
     static let nameTierFirstPostings = Atomic<Int>(2_000), nameTierAnswers = Atomic<Int>(0)
+    /// Below this many candidates, a word matched with typos is checked on the candidates' own words: its typo
+    /// neighbours would otherwise be looked for in the whole vocabulary of its first letter (milliseconds). A word
+    /// without typos is checked so only when its postings are many (`postingsPerForwardCheck`): a rare word's
+    /// postings cost microseconds (`global navigation`: 150 candidates read and tokenized took 6 ms).
     static let forwardCheckLimit = 200
     /// Reading and tokenizing one candidate costs about as much as decoding this many postings (measured on the
     /// Debian corpus with block-compressed posting lists: ~40 µs against ~10–20 ns), so a word with more postings

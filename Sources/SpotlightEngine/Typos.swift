@@ -103,7 +103,7 @@ package enum Typos {
                     case .match:
                         texts.append(String(decoding: bytes, as: UTF8.self))
                         i += 1
-                    case .past(let beginning):
+                    case .range(let beginning), .tooFar(let beginning):
                         i = letter.lowerBound(beginning + beyond)
                     }
                 }
@@ -156,12 +156,12 @@ package enum Typos {
                         matches.append((sqlite3_column_int64(statement, 0), String(decoding: bytes, as: UTF8.self),
                                         Int(sqlite3_column_int64(statement, 2))))
                     }
-                case .past(let beginning) where walk.isRange:
+                case .range(let beginning):
                     // A range was noted: its terms are skipped with one seek.
                     low = beginning + beyond
                     skipping.removeAll(keepingCapacity: true)
                     continue seeking
-                case .past(let beginning):
+                case .tooFar(let beginning):
                     skipping = beginning
                     stepped = 0
                 }
@@ -185,16 +185,16 @@ package enum Typos {
         private var previous: [UInt32] = []
         /// The beginnings whose every term matches (collapsing a prefix's matches).
         private(set) var ranges: [String] = []
-        /// Whether the last `.past` was a range (its terms all match) rather than a beginning too far.
-        private(set) var isRange = false
 
         enum Visit {
             /// Nothing to note: the next term.
             case next
             /// The term matches.
             case match
-            /// Every term that starts with these bytes is decided (too far, or a range noted): go past them.
-            case past([UInt8])
+            /// Every term that starts with these bytes matches, noted in `ranges`: go past them.
+            case range([UInt8])
+            /// Every term that starts with these bytes is too far from the word: go past them.
+            case tooFar([UInt8])
         }
 
         init(_ word: String, prefix: Bool, budget: Int, collapsing: Bool) {
@@ -207,7 +207,6 @@ package enum Typos {
         }
 
         mutating func visit(_ bytes: UnsafeBufferPointer<UInt8>) -> Visit {
-            isRange = false
             BoundedDistance.decode(bytes, into: &scalars)
             var shared = 0
             let most = min(scalars.count, previous.count)
@@ -222,14 +221,13 @@ package enum Typos {
                 // budget is close to the empty beginning, so to every term of the letter.)
                 let end = Typos.byteCount(of: max(1, close), in: bytes)
                 ranges.append(String(decoding: bytes[..<end], as: UTF8.self))
-                isRange = true
-                return .past(Array(bytes[..<end]))
+                return .range(Array(bytes[..<end]))
             }
+            if matched, previous.count >= shortest, previous.count <= longest { return .match }
             // Every term that starts with the beginning too far from the word is as far: skipped, unless (a
             // prefix) a shorter beginning of it was close enough, which makes them all matches.
-            if matched, previous.count >= shortest, previous.count <= longest { return .match }
             if let dead = outcome.dead, !(prefix && matched) {
-                return .past(Array(bytes[..<Typos.byteCount(of: dead, in: bytes)]))
+                return .tooFar(Array(bytes[..<Typos.byteCount(of: dead, in: bytes)]))
             }
             return .next
         }

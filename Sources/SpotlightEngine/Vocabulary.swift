@@ -39,7 +39,7 @@ extension IndexStore {
         let budget = Typos.budget(for: word)
         guard budget > 0 else { return [] }
         return try read { db in
-            let letter = try word.unicodeScalars.first.flatMap { try vocabularyLetters.terms(of: String($0), db, store: self) }
+            let letter = try vocabularyLetters.terms(startingAs: word, db, store: self)
             let neighbours = try Typos.neighbours(db, of: word, prefix: prefix, budget: budget,
                                                   deltas: try frequencyDeltasCache.deltas(db), letter: letter)
             var result: [(term: String, count: Int)] = []

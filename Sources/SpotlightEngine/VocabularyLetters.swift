@@ -92,11 +92,17 @@ final class VocabularyLetters: Sendable {
         return found
     }
 
+    /// The terms of `word`'s first letter, as `terms(of:_:store:)` gives them.
+    func terms(startingAs word: String, _ db: Database, store: IndexStore) throws -> Letter? {
+        guard let first = word.unicodeScalars.first else { return nil }
+        return try terms(of: String(first), db, store: store)
+    }
+
     /// Reads a letter's terms in one read transaction (the vocabulary's range of one letter: ~100,000 terms for
     /// PyPI's commonest, 20–40 ms).
     static func read(_ letter: String, _ db: Database) throws -> Letter? {
         guard let version = try version(db) else { return nil }
-        let low = Array(letter.utf8), high = low + [0xF4, 0x8F, 0xBF, 0xBF]
+        let low = Array(letter.utf8), high = low + Typos.SpanWalk.beyond
         var bytes: [UInt8] = []
         var starts: [UInt32] = [0]
         let statement = try db.cachedStatement(sql: "SELECT text FROM term WHERE text >= ?1 AND text < ?2").sqliteStatement
