@@ -131,7 +131,8 @@ public struct AppSearch: Sendable {
         }
 
         public var words: [WordMatch]
-        /// The typed text is the item's whole name (`title`, else `displayName`), after folding and joiners.
+        /// The typed text is the item's whole name (`title`, else `displayName`), after folding and joiners: 3.5, or
+        /// 2.1 when it is once its misspelled words are corrected (`langauges` for `languages`).
         public var exactNamePoints: Double
         /// The first typed word matched the first word of the item's name.
         public var nameStartPoints: Double

@@ -71,6 +71,56 @@ struct NameSignals: Sendable, Hashable {
     }
 }
 
+/// The names a query counts as typed whole (`Ranking.exactNamePoints`), as `NameSignals.key`s: its words joined, and
+/// for words searched with typos, every joined spelling in which such a word is one of its *corrections* (the terms of
+/// the index within its typo budget of the whole word, `Ranking.matchKind(_:term:prefix: false:typoBudget:)`), so
+/// `langauges` names `languages` and `apache airflw` names `apache-airflow`, as their correct spellings do.
+///
+/// When the spellings number more than `maxSpellings` (several long typo words with many neighbours each), only the
+/// typed words joined count: the rule stays one deterministic function of the query and the index.
+struct NameKeys: Sendable {
+    static let maxSpellings = 4_096
+    /// The typed words joined.
+    let typed: UInt64
+    /// Every spelling's key, `typed`'s included; nil when no word has corrections (or they are too many).
+    let spellings: Set<UInt64>?
+
+    /// `corrections[i]`: word `i`'s corrections (nil or empty: none, the word only as typed).
+    init(words: [String], corrections: [[String]?] = [], maxSpellings: Int = NameKeys.maxSpellings) {
+        typed = NameSignals.queryKey(words)
+        guard !words.isEmpty, corrections.contains(where: { !($0 ?? []).isEmpty }) else {
+            spellings = nil
+            return
+        }
+        // FNV-1a is a fold over the bytes, so the joined spellings' keys extend each other a word at a time.
+        var states: [UInt64] = [NameSignals.hashSeed]
+        for (i, word) in words.enumerated() {
+            var forms = [word]
+            if i < corrections.count, let more = corrections[i] { forms += more.filter { $0 != word } }
+            guard states.count * forms.count <= maxSpellings else {
+                spellings = nil
+                return
+            }
+            var next: [UInt64] = []
+            next.reserveCapacity(states.count * forms.count)
+            for state in states {
+                for form in forms {
+                    var hash = state
+                    for byte in form.utf8 { hash = NameSignals.hashStep(hash, byte) }
+                    next.append(hash)
+                }
+            }
+            states = next
+        }
+        spellings = Set(states.map(NameSignals.finished))
+    }
+
+    /// Whether `key` (a name's) is one the query counts as typed whole.
+    func contains(_ key: UInt64) -> Bool {
+        key == typed || spellings?.contains(key) == true
+    }
+}
+
 /// The name parts of a hit's score (`Ranking`).
 struct NameMatch {
     var exact = 0.0
@@ -83,18 +133,29 @@ struct NameMatch {
     ///   - anyName: whether some query word's best match is in the name tier;
     ///   - startsName: whether the first query word's best match is in the name tier and the name's first word
     ///     matches it as well (`firstWordMatches`);
-    ///   - allExactName: whether every query word's best match is the whole word, in the name tier;
-    ///   - queryKey: `NameSignals.queryKey` of the query's words.
-    init(anyName: Bool, startsName: Bool, allExactName: Bool, queryKey: UInt64, name: NameSignals) {
+    ///   - allWholeName: whether every query word's best match is in the name tier and is the whole word or a typo
+    ///     (not a prefix);
+    ///   - anyTypo: whether one of those is a typo (the name is then the corrected one's,
+    ///     `Ranking.correctedNamePoints`);
+    ///   - keys: the names the query counts as typed whole (`NameKeys`), asked only when `allWholeName`.
+    init(anyName: Bool, startsName: Bool, allWholeName: Bool, anyTypo: Bool, keys: () throws -> NameKeys,
+         name: NameSignals) rethrows {
         guard name.words > 0, anyName else { return }
         length = Ranking.nameLengthPoints(words: name.words)
         if startsName { start = Ranking.nameStartPoints }
-        if allExactName, name.key == queryKey { exact = Ranking.exactNamePoints }
+        if allWholeName, try keys().contains(name.key) {
+            exact = anyTypo ? Ranking.correctedNamePoints : Ranking.exactNamePoints
+        }
+    }
+
+    /// Whether a word's best match counts toward the whole name: in the name tier, the whole word or a typo of it.
+    static func isWhole(tier: Int, kind: RankingExplanation.MatchKind) -> Bool {
+        tier == 0 && (kind == .exact || kind == .typo)
     }
 
     /// From each query word's best match, in query order; `firstIsPrefix`: whether the first query word is matched
     /// as a prefix (it is the last word, typed alone).
-    init(_ matches: [RankingExplanation.WordMatch], firstIsPrefix: Bool, queryKey: UInt64, name: NameSignals) {
+    init(_ matches: [RankingExplanation.WordMatch], firstIsPrefix: Bool, keys: NameKeys, name: NameSignals) {
         guard let first = matches.first else {
             self.init()
             return
@@ -102,7 +163,8 @@ struct NameMatch {
         self.init(anyName: matches.contains { $0.tier == 0 },
                   startsName: first.tier == 0 && Self.firstWordMatches(first.queryWord, as: first.kind, prefix: firstIsPrefix,
                                                                         first: name.first),
-                  allExactName: matches.allSatisfy { $0.tier == 0 && $0.kind == .exact }, queryKey: queryKey, name: name)
+                  allWholeName: matches.allSatisfy { Self.isWhole(tier: $0.tier, kind: $0.kind) },
+                  anyTypo: matches.contains { $0.kind == .typo }, keys: { keys }, name: name)
     }
 
     /// Whether the name's first word `first` matches the query word `word` at least as well as `kind`, the kind of

@@ -260,7 +260,7 @@ extension IndexStore {
     static func foldWord(_ db: Database, word: String, prefix: Bool, typos: Bool, space: StaticColumns,
                          scratch: inout [UInt8], candidates: Int?, sortedIDs: () -> [Int64], touched: inout [Int32],
                          letter: VocabularyLetters.Letter? = nil, tiers: UInt8 = TextIndexer.freeTextMask,
-                         isCancelled: (@Sendable () -> Bool)? = nil) throws
+                         isCancelled: (@Sendable () -> Bool)? = nil, typoMatches: UnsafeMutablePointer<TypoMatches?>? = nil) throws
     {
         // (term, kind, postings)
         var terms: [(text: String, kind: RankingExplanation.MatchKind, df: Int)] = []
@@ -294,6 +294,7 @@ extension IndexStore {
                     terms.append((neighbour.text, .typo, neighbour.df))
                 }
                 typoRanges = spans.ranges
+                typoMatches?.pointee = TypoMatches(terms: spans.terms.map(\.text), ranges: spans.ranges)
             }
         }
         if terms.isEmpty, typoRanges.isEmpty { return }
@@ -434,6 +435,16 @@ extension IndexStore {
         var word: String
         var prefix: Bool
         var typos: Bool
+        /// The typo matches its postings were read for (`foldWord`), when they were (`NameKeys` takes the word's
+        /// corrections from them).
+        var typoMatches: TypoMatches? = nil
+    }
+
+    /// A word's typo matches as `foldWord` read them (`Typos.neighbourSpans`): terms, and beginnings whose every term
+    /// matches.
+    struct TypoMatches {
+        var terms: [String]
+        var ranges: [String]
     }
 
     /// The explanation of a word's match `code` in `item`: the matched term is the item's best-matching term by the
@@ -464,21 +475,48 @@ extension IndexStore {
     /// read first, since their bound is higher. A filter's lookup reads ranges from `values`' columns.
 
     static func topHits(_ db: Database, candidates: Candidates, words: [RankedWord], options: TextSearchOptions,
-                        columns: StaticColumns, accepted known: ItemIDSet? = nil, values: ValueColumns? = nil) throws -> [SearchHit]
+                        columns: StaticColumns, accepted known: ItemIDSet? = nil, values: ValueColumns? = nil,
+                        letters: VocabularyLetters? = nil, store: IndexStore? = nil) throws -> [SearchHit]
     {
         let now = options.now.timeIntervalSinceReferenceDate
         let maxStatic = columns.maxStaticPoints(now: options.now)
-        // Only a candidate whose every word matched a whole name word can be the exact name: those are the top
-        // level of word units, if any.
-        let exactNameUnits = Int32((Double(words.count) * Ranking.tierWeights[0] * Ranking.unitsPerPoint).rounded())
-        let queryKey = NameSignals.queryKey(words.map(\.word))
+        // Only a candidate whose every word matched a whole name word can be the exact name: the top level of word
+        // units, if any. With typos, one whose words matched whole name words or typos of them can be the corrected
+        // name: the levels from the least such matches add up to.
+        let exactNameUnits = Int32(words.count) * MatchCode.units[Int(MatchCode.make(tier: 0, kind: .exact))]
+        let correctedNameUnits = words.reduce(Int32(0)) { sum, word in
+            let wholeTypo = word.typos && Typos.budget(for: word.word) > 0
+            return sum + MatchCode.units[Int(MatchCode.make(tier: 0, kind: wholeTypo ? .typo : .exact))]
+        }
+        // The names the query counts as typed whole, its typo words' corrections read the first time a candidate
+        // needs them (`NameKeys`).
+        var nameKeys: NameKeys? = nil
+        func keys() throws -> NameKeys {
+            if let nameKeys { return nameKeys }
+            let corrections = try words.map { word -> [String]? in
+                let budget = Typos.budget(for: word.word)
+                guard word.typos, budget > 0 else { return nil }
+                let letter = try store.flatMap { store in try letters?.terms(startingAs: word.word, db, store: store) }
+                // From the typo matches its postings were read for, else (its candidates' own words were read
+                // instead) from the vocabulary.
+                if let matches = word.typoMatches {
+                    return try Typos.wholeWordTypos(of: word.word, budget: budget, terms: matches.terms, ranges: matches.ranges,
+                                                    db, letter: letter)
+                }
+                return try Typos.neighbours(db, of: word.word, prefix: false, budget: budget, letter: letter).map(\.text)
+            }
+            let keys = NameKeys(words: words.map(\.word), corrections: corrections)
+            nameKeys = keys
+            return keys
+        }
         let firstIsPrefix = options.lastWordIsPrefix && words.count == 1
         /// A candidate's word points (summed in query order, as `RankingExplanation.total` adds them) and what its
         /// name parts depend on, in one pass over the words.
         struct WordSummary {
             var points = 0.0
             var anyName = false
-            var allExactName = true
+            var allWholeName = true
+            var anyTypo = false
             /// The first word's match kind when that match is in the name.
             var firstNameKind: RankingExplanation.MatchKind?
         }
@@ -489,16 +527,20 @@ extension IndexStore {
             for i in codes.indices {
                 let code = codes[i][k]
                 guard MatchCode.isMatch(code) else {
-                    summary.allExactName = false
+                    summary.allWholeName = false
                     continue
                 }
                 summary.points += MatchCode.points[Int(code)]
                 if MatchCode.tier(code) == 0 {
                     summary.anyName = true
                     if i == 0 { summary.firstNameKind = MatchCode.kind(code) }
-                    if MatchCode.kind(code) != .exact { summary.allExactName = false }
+                    switch MatchCode.kind(code) {
+                    case .prefix: summary.allWholeName = false
+                    case .typo: summary.anyTypo = true
+                    case .exact: break
+                    }
                 } else {
-                    summary.allExactName = false
+                    summary.allWholeName = false
                 }
             }
             return summary
@@ -506,14 +548,15 @@ extension IndexStore {
         @inline(__always) func id(_ k: Int) -> Int64 {
             candidates.ids?[k] ?? columns.item(at: Int(candidates.dense[k]))
         }
-        func nameMatch(_ summary: WordSummary, _ name: @autoclosure () -> NameSignals) -> NameMatch {
+        func nameMatch(_ summary: WordSummary, _ name: @autoclosure () -> NameSignals) throws -> NameMatch {
             guard summary.anyName else { return NameMatch() }
             let name = name()
             guard name.words > 0 else { return NameMatch() }
             let startsName = summary.firstNameKind.map {
                 NameMatch.firstWordMatches(words[0].word, as: $0, prefix: firstIsPrefix, first: name.first)
             } ?? false
-            return NameMatch(anyName: true, startsName: startsName, allExactName: summary.allExactName, queryKey: queryKey, name: name)
+            return try NameMatch(anyName: true, startsName: startsName, allWholeName: summary.allWholeName, anyTypo: summary.anyTypo,
+                                 keys: keys, name: name)
         }
         // Engaged candidates, by position.
         var boosted: [Int] = []
@@ -610,7 +653,7 @@ extension IndexStore {
                 if let signals = columns.signals(id) {
                     // From the columns; whether the item still exists and has not expired is checked when it is
                     // returned (below). Added in the order `RankingExplanation.total` adds.
-                    let name = nameMatch(matched, columns.name(entry: signals.entry, index: signals.index))
+                    let name = try nameMatch(matched, columns.name(entry: signals.entry, index: signals.index))
                     var score = points + name.exact + name.start + name.length
                         + Ranking.hintPoints(signals.hint) + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now)
                     var uid: String? = nil
@@ -624,7 +667,7 @@ extension IndexStore {
                     continue
                 }
                 guard let signals = try catalog.signals(of: id, liveAt: now) else { continue }
-                let name = nameMatch(matched, signals.name)
+                let name = try nameMatch(matched, signals.name)
                 let score = points + name.exact + name.start + name.length + Ranking.hintPoints(signals.hint)
                     + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: options.now) + (options.boosts[signals.uid] ?? 0)
                 pool.append(Scored(k: k, id: id, score: score, hint: signals.hint, lastUsed: signals.lastUsed, name: name,
@@ -711,7 +754,9 @@ extension IndexStore {
             }
             // Anything not read yet scores at most this.
             let bound = next < levels.count
-                ? Double(levels[next]) / Ranking.unitsPerPoint + maxStatic + (levels[next] >= exactNameUnits ? Ranking.exactNamePoints : 0) + 1e-9
+                ? Double(levels[next]) / Ranking.unitsPerPoint + maxStatic
+                    + (levels[next] >= exactNameUnits ? Ranking.exactNamePoints
+                       : levels[next] >= correctedNameUnits ? Ranking.correctedNamePoints : 0) + 1e-9
                 : -Double.infinity
             // The hits so far are final when `wanted` of them beat the bound (a tie might lose to a smaller
             // identifier not read yet); until enough candidates do, there is nothing to sort.

@@ -29,7 +29,8 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
     }
 
     package var words: [WordMatch] = []
-    /// The typed text is the item's whole name (`Ranking.exactNamePoints`).
+    /// The typed text is the item's whole name (`Ranking.exactNamePoints`), or is once its typos are corrected
+    /// (`Ranking.correctedNamePoints`).
     package var exactNamePoints: Double = 0
     /// The first typed word matched the name's first word (`Ranking.nameStartPoints`).
     package var nameStartPoints: Double = 0
@@ -53,7 +54,10 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
     /// Each part with its points, in the order `total` adds them.
     package var components: [String] {
         var parts = words.map { "\($0.queryWord)→\($0.matchedTerm) \($0.kind.rawValue) tier \($0.tier): \(String(format: "%.2f", $0.points))" }
-        if exactNamePoints != 0 { parts.append("exact name: \(String(format: "%.2f", exactNamePoints))") }
+        if exactNamePoints != 0 {
+            let part = exactNamePoints < Ranking.exactNamePoints ? "corrected name" : "exact name"
+            parts.append("\(part): \(String(format: "%.2f", exactNamePoints))")
+        }
         if nameStartPoints != 0 { parts.append("name starts with it: \(String(format: "%.2f", nameStartPoints))") }
         if nameLengthPoints != 0 { parts.append("name length: \(String(format: "%.2f", nameLengthPoints))") }
         if rankingHintPoints != 0 { parts.append("rankingHint: \(String(format: "%.2f", rankingHintPoints))") }
@@ -74,8 +78,9 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
 ///   prefix 0.9, typo 0.6 (a prefix of a name word is 0.8 below the whole word: less than what `rankingHint`
 ///   adds, so a very popular `numpy` outranks an obscure `add-two-num` for `num`);
 /// - the name (`NameSignals`, `NameMatch`): 3.5 when the typed words are exactly the item's name (all matched
-///   whole in the name, and the name's words joined equal the typed words joined); 0.25 when the first typed word
-///   matched the name's first word; 0.25 ÷ the name's word count when any typed word matched the name;
+///   whole in the name, and the name's words joined equal the typed words joined), 2.1 when they are once their
+///   typos are corrected (`NameKeys`); 0.25 when the first typed word matched the name's first word; 0.25 ÷ the
+///   name's word count when any typed word matched the name;
 /// - `rankingHint` (0…100) adds up to 1.5;
 /// - `lastUsedDate` adds up to 1.5, halving every 14 days;
 /// - engagement (see `EngagementStore`) adds up to 2.
@@ -96,6 +101,10 @@ package enum Ranking {
     /// The typed text is the item's whole name: above everything static (hint, recency and the other name parts
     /// add at most 3.5 to a rival), below engagement with a static edge.
     package static let exactNamePoints = 3.5
+    /// The typed text is the item's whole name once its typos are corrected (`NameKeys`): the exact name's points
+    /// times the typo factor, as a word's points are. Less than a name word's beginning gains over a typo of it
+    /// (7.2 against 4.8): `inicon` still lists `iniconfig`, which it starts, above `unicon`, which it misspells.
+    package static let correctedNamePoints = exactNamePoints * 0.6
     package static let nameStartPoints = 0.25
     package static let maxNameLengthPoints = 0.25
     static func nameLengthPoints(words: Int) -> Double {
@@ -346,10 +355,13 @@ extension IndexStore {
                     }
                     // The word's letter of the vocabulary in memory, when typos are looked for in it.
                     let letter = typos && Typos.budget(for: word) > 0 ? try vocabularyLetters.terms(startingAs: word, db, store: self) : nil
+                    var typoMatches: TypoMatches? = nil
                     try Self.foldWord(db, word: word, prefix: isPrefix, typos: typos, space: space, scratch: &scratch,
                                       candidates: candidates?.count,
                                       sortedIDs: { candidates!.dense.map { space.item(at: Int($0)) }.sorted() },
-                                      touched: &touched, letter: letter, isCancelled: options.isCancelled)
+                                      touched: &touched, letter: letter, isCancelled: options.isCancelled,
+                                      typoMatches: &typoMatches)
+                    ranked[i].typoMatches = typoMatches
                     // The word's code for each item read, the scratch left all zeros.
                     let codes = Self.takeCodes(&scratch, at: candidates?.dense ?? touched)
                     if candidates == nil {
@@ -365,7 +377,8 @@ extension IndexStore {
             if !scratch.isEmpty { scratchPool.giveBack(scratch) }
             guard let candidates, candidates.count > 0 else { return [] }
             noteIfHot(matches: candidates.count)
-            return try Self.topHits(db, candidates: candidates, words: ranked, options: options, columns: space, accepted: accepted, values: valueColumns)
+            return try Self.topHits(db, candidates: candidates, words: ranked, options: options, columns: space, accepted: accepted,
+                                    values: valueColumns, letters: vocabularyLetters, store: self)
         }
     }
 
@@ -430,7 +443,7 @@ extension IndexStore {
             guard let best else { return }
             var explanation = RankingExplanation()
             explanation.words = [best]
-            explanation.setName(NameMatch([best], firstIsPrefix: true, queryKey: NameSignals.queryKey([word]),
+            explanation.setName(NameMatch([best], firstIsPrefix: true, keys: NameKeys(words: [word]),
                                           name: NameSignals(attributes: item.attributes)))
             explanation.rankingHintPoints = Ranking.hintPoints(entry.hint)
             explanation.recencyPoints = Ranking.recencyPoints(lastUsed: entry.lastUsed, now: options.now)

@@ -44,6 +44,50 @@ package enum Typos {
         return try withFirstLetterTypos(db, of: word, prefix: prefix, budget: budget, deltas: deltas, &matches)
     }
 
+    /// The terms within `budget` typos of the whole `word` (`Ranking.matchKind(_:term:prefix: false:typoBudget:)`,
+    /// `NameKeys`' corrections) among a search's typo matches of it as a prefix (`neighbourSpans`'s `terms` and
+    /// `ranges`): a term within the budget of the whole word is within it of a beginning too (itself), so it is one of
+    /// those. A range's terms are stepped only as far as they can be short enough, and only the few that match are
+    /// looked up (`df > 0`).
+    static func wholeWordTypos(of word: String, budget: Int, terms: [String], ranges: [String], _ db: Database,
+                               letter: VocabularyLetters.Letter? = nil) throws -> [String]
+    {
+        func isTypo(_ term: String) -> Bool {
+            Ranking.matchKind(word, term: term, prefix: false, typoBudget: budget) == .typo
+        }
+        var found = terms.filter(isTypo)
+        guard !ranges.isEmpty else { return found }
+        let longest = word.utf8.count + 4 * budget
+        var inRanges: [String] = []
+        if let letter {
+            letter.bytes.withUnsafeBufferPointer { all in
+                for range in ranges {
+                    let beginning = Array(range.utf8)
+                    var i = letter.lowerBound(beginning)
+                    while i < letter.count {
+                        let start = Int(letter.starts[i]), end = Int(letter.starts[i + 1])
+                        let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
+                        guard bytes.starts(with: beginning) else { break }
+                        if bytes.count <= longest {
+                            let text = String(decoding: bytes, as: UTF8.self)
+                            if isTypo(text) { inRanges.append(text) }
+                        }
+                        i += 1
+                    }
+                }
+            }
+            let lookup = try db.cachedStatement(sql: "SELECT df FROM term WHERE text = ?")
+            for text in inRanges where try (Int.fetchOne(lookup, arguments: [text]) ?? 0) > 0 { found.append(text) }
+        } else {
+            let statement = try db.cachedStatement(sql: "SELECT text FROM term WHERE text >= ?1 AND text < ?2 AND df > 0")
+            for range in ranges {
+                let texts = try String.fetchAll(statement, arguments: [range, range + "\u{10FFFF}"])
+                found += texts.filter { $0.utf8.count <= longest && isTypo($0) }
+            }
+        }
+        return found
+    }
+
     /// How many terms `vocabularyNeighbours` steps over, once it knows they are too far, before it seeks past the
     /// rest: a seek (a statement reset, a bound text and a descent of the vocabulary's B-tree) costs about as much as
     /// ten steps.

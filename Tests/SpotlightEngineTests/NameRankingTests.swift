@@ -129,6 +129,66 @@ final class NameRankingTests: XCTestCase {
         XCTAssertEqual(hits.last?.explanation.nameStartPoints, 0)
     }
 
+    func testAMisspelledWholeNameIsTheExactName() throws {
+        // The benchmark's typo queries: `etensions` listed `typing-extensions` and `mypy-extensions` (more popular,
+        // prefix-free typo matches like it) above `extensions`, the package `extensions` names; typed right, it comes
+        // first.
+        try store.apply([.upsert(item("extensions", "extensions")), .upsert(item("typing", "typing-extensions", hint: 100)),
+                         .upsert(item("mypy", "mypy-extensions", hint: 100)),
+                         .upsert(item("airflow", "apache-airflow")), .upsert(item("providers", "apache-airflow-providers", hint: 100)),
+                         .upsert(item("python", "python")), .upsert(item("brainz", "brainz")), .upsert(item("brain", "brain"))]
+                        // Nine names with a later word that starts with the misspelling (a prefix match, 7.2 points,
+                        // and 0.08 for three words): the ranking reads them first and must still read on to the
+                        // corrected whole name (4.8 + 2.1 + 0.5).
+                        + (1...9).map { .upsert(item("kit\($0)", "kit\($0) tool etensionskit")) }, now: now)
+        let etensions = try search("etensions", limit: 5)
+        XCTAssertEqual(etensions.first?.item.uniqueIdentifier, "extensions")
+        XCTAssertEqual(etensions.first?.explanation.exactNamePoints, Ranking.correctedNamePoints)
+        XCTAssertEqual(Ranking.correctedNamePoints, Ranking.exactNamePoints * Ranking.kindFactor(.typo))
+        XCTAssertTrue(etensions.first?.explanation.description.contains("corrected name: 2.10") == true,
+                      etensions.first?.explanation.description ?? "")
+        XCTAssertEqual(etensions.first?.explanation.words.first?.kind, .typo)
+        XCTAssertEqual(etensions.first?.explanation.words.first?.matchedTerm, "extensions")
+        XCTAssertEqual(try ids("etensions", limit: 20).filter { ["typing", "mypy"].contains($0) }, ["mypy", "typing"])
+        // Several words, one misspelled: the corrected words joined are the name's.
+        let airflow = try search("apache airflw")
+        XCTAssertEqual(airflow.first?.item.uniqueIdentifier, "airflow")
+        XCTAssertEqual(airflow.first?.explanation.exactNamePoints, Ranking.correctedNamePoints)
+        XCTAssertEqual(airflow.first { $0.item.uniqueIdentifier == "providers" }?.explanation.exactNamePoints, 0)
+        // A typo of a beginning is no whole name: `pyhto` (two edits from `python`, one from its beginning `pytho`).
+        let typing = try XCTUnwrap(search("pyhto").first { $0.item.uniqueIdentifier == "python" })
+        XCTAssertEqual(typing.explanation.words.first?.kind, .typo)
+        XCTAssertEqual(typing.explanation.exactNamePoints, 0)
+        // The name typed right still comes first: its word is exact (8 points), the corrected one's a typo (4.8).
+        let brainz = try search("brainz")
+        XCTAssertEqual(brainz.map(\.item.uniqueIdentifier).prefix(2), ["brainz", "brain"])
+        XCTAssertEqual(brainz.map(\.explanation.exactNamePoints).prefix(2), [Ranking.exactNamePoints, Ranking.correctedNamePoints])
+        // A word being typed is read as the beginning of a name before a misspelling of a shorter one (`inicon`).
+        try store.apply([.upsert(item("iniconfig", "iniconfig")), .upsert(item("unicon", "unicon"))], now: now)
+        XCTAssertEqual(try ids("inicon").prefix(2), ["iniconfig", "unicon"])
+        // Without typo tolerance a misspelling names nothing.
+        var options = TextSearchOptions(limit: 5)
+        options.now = now
+        options.typoTolerance = false
+        XCTAssertEqual(try store.search("etensions", options: options).map(\.item.uniqueIdentifier).contains("extensions"), false)
+    }
+
+    func testTooManySpellingsCountTheTypedWordsOnly() {
+        let words = ["alpha", "beta"]
+        let corrections: [[String]?] = [["alpah", "alpa"], ["btea", "bet"]]
+        let keys = NameKeys(words: words, corrections: corrections)
+        XCTAssertEqual(keys.spellings?.count, 9)
+        XCTAssertTrue(keys.contains(NameSignals.hash("alpahbet")))
+        XCTAssertTrue(keys.contains(NameSignals.hash("alphabeta")))
+        XCTAssertFalse(keys.contains(NameSignals.hash("alpahalpa")))
+        // Past the limit only the typed words joined count, whatever the corrections.
+        let capped = NameKeys(words: words, corrections: corrections, maxSpellings: 8)
+        XCTAssertNil(capped.spellings)
+        XCTAssertTrue(capped.contains(NameSignals.hash("alphabeta")))
+        XCTAssertFalse(capped.contains(NameSignals.hash("alpahbet")))
+        XCTAssertNil(NameKeys(words: words).spellings, "no corrections: the typed words only")
+    }
+
     func testAShortNameBeatsALongOneAllElseEqual() throws {
         try store.apply([.upsert(item("long", "flask login manager extra")), .upsert(item("short", "flask login")),
                          .upsert(item("medium", "flask login manager"))], now: now)

@@ -69,6 +69,16 @@ final class RankingOracleTests: XCTestCase {
             let postings = termsOf.reduce(0) { $0 + $1.keys.filter { prefix ? $0.hasPrefix(word) : $0 == word }.count }
             return postings < Typos.expansionThreshold
         }
+        // Each typo word's corrections: the index's terms within its typo budget of the whole word. The typed words
+        // name an item whole when its name's words joined split into them, each word as typed or corrected; when
+        // the spellings number more than `NameKeys.maxSpellings`, as typed only.
+        let vocabulary = Set(termsOf.flatMap(\.keys))
+        var corrections = words.enumerated().map { i, word -> Set<String> in
+            let budget = Typos.budget(for: word)
+            guard typos[i], budget > 0 else { return [] }
+            return vocabulary.filter { $0 != word && Ranking.matchKind(word, term: $0, prefix: false, typoBudget: budget) == .typo }
+        }
+        if corrections.reduce(1, { $0 * ($1.count + 1) }) > NameKeys.maxSpellings { corrections = words.map { _ in [] } }
         var scored: [(uid: String, score: Double, item: StoredItem)] = []
         for (item, terms) in zip(items, termsOf) where item.expirationDate > options.now {
             var points = 0.0
@@ -91,8 +101,9 @@ final class RankingOracleTests: XCTestCase {
                    first.points >= matches[0].points {
                     start = 0.25
                 }
-                if matches.allSatisfy({ $0.tier == 0 && $0.kind == .exact }), words.joined() == name.joined() {
-                    exact = 3.5
+                if matches.allSatisfy({ $0.tier == 0 && ($0.kind == .exact || $0.kind == .typo) }),
+                   spells(name.joined(), words: words, corrections: corrections) {
+                    exact = matches.contains { $0.kind == .typo } ? 3.5 * 0.6 : 3.5
                 }
             }
             points = points + exact + start + length
@@ -108,6 +119,24 @@ final class RankingOracleTests: XCTestCase {
         if let filter = options.filter { scored = scored.filter { filter($0.item) } }
         if options.limit > 0 { scored = Array(scored.prefix(options.limit)) }
         return scored.map { ($0.uid, $0.score) }
+    }
+
+    /// Whether `joined` is the words joined, each word as typed or as one of its corrections.
+    func spells(_ joined: String, words: [String], corrections: [Set<String>]) -> Bool {
+        let scalars = Array(joined.unicodeScalars)
+        // Where word i may start: positions reached by the words before it.
+        var starts: Set<Int> = [0]
+        for (i, word) in words.enumerated() {
+            var next: Set<Int> = []
+            for start in starts {
+                for form in [word] + corrections[i] {
+                    let end = start + form.unicodeScalars.count
+                    if end <= scalars.count, String(String.UnicodeScalarView(scalars[start..<end])) == form { next.insert(end) }
+                }
+            }
+            starts = next
+        }
+        return starts.contains(scalars.count)
     }
 
     func check(_ text: String, limit: Int = 20, filter: (@Sendable (StoredItem) -> Bool)? = nil, boosts: [String: Double] = [:],
@@ -155,9 +184,11 @@ final class RankingOracleTests: XCTestCase {
 
     func testExactNamesAndNameStartsEqualScoringEveryItem() throws {
         // Titles of one to three words from the vocabulary: these queries are whole titles of many items, the first
-        // word of some titles and a later word of others, typed whole, as a prefix and misspelled.
+        // word of some titles and a later word of others, typed whole, as a prefix and misspelled (a misspelled
+        // whole title is the exact name too, `NameKeys`).
         for query in ["python", "tool", "test testing", "for the", "the tool", "data", "pip", "tab", "driver dry",
-                      "a an and", "pytho", "pipe p", "tol", "pyhton", "tset"] {
+                      "a an and", "pytho", "pipe p", "tol", "pyhton", "tset", "tset tools", "tools pyhton", "pyhton tset",
+                      "dirver", "the tset", "tabel"] {
             try check(query)
             try check(query, limit: 5)
             try check(query, typos: true)

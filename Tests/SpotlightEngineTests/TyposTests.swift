@@ -128,6 +128,21 @@ final class TyposTests: XCTestCase {
                         if !prefix { XCTAssertEqual(spans.ranges, [], "only a prefix's matches make ranges") }
                         XCTAssertEqual(Set(spans.terms).intersection(spans.expanded), [], "\(typed): a term is in one place")
                         XCTAssertEqual(Set(spans.terms + spans.expanded), Set(scanned.map(\.text)), "\(typed), budget \(budget), prefix \(prefix): spans")
+                        // A prefix's typo matches hold the whole word's (`NameKeys`' corrections), first-letter
+                        // typos included, with the letter in memory and without.
+                        if prefix, budget > 0 {
+                            try store.read { db in
+                                let whole = Set(try Typos.neighbours(db, of: typed, prefix: false, budget: budget).map(\.text)).subtracting([typed])
+                                let matches = try Typos.neighbourSpans(db, of: typed, prefix: true, budget: budget)
+                                let letter = try XCTUnwrap(VocabularyLetters.read(String(typed.unicodeScalars.first!), db))
+                                for letter in [nil, letter] {
+                                    let found = try Typos.wholeWordTypos(of: typed, budget: budget, terms: matches.terms.map(\.text),
+                                                                         ranges: matches.ranges, db, letter: letter)
+                                    XCTAssertEqual(found.count, Set(found).count, "\(typed): each once")
+                                    XCTAssertEqual(Set(found), whole, "\(typed), budget \(budget): the whole word's typos, letter \(letter != nil)")
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -473,7 +473,10 @@ struct Bench {
                 var ids: [String] = []
                 try await l.timeAsync { ids = try await userQuery(f[0]); return !ids.isEmpty }
                 if !ids.isEmpty { nonempty += 1 }
-                if let best { judged += 1; if ids.contains(best) { hits += 1 } }
+                if let best {
+                    judged += 1
+                    if ids.contains(best) { hits += 1 } else if logsEveryTime { log("typo miss: \(f[0]) -> \(f[1]) best \(best) got \(ids.prefix(3))") }
+                }
             }
             let block = l.block(extra: ["mode": "fuzzy", "hit_rate": round3(Double(hits) / Double(max(judged, 1))),
                                         "judged": judged, "nonempty_rate": round3(Double(nonempty) / Double(max(l.samples.count, 1)))])
