@@ -133,19 +133,15 @@ struct NameMatch {
     ///   - anyName: whether some query word's best match is in the name tier;
     ///   - startsName: whether the first query word's best match is in the name tier and the name's first word
     ///     matches it as well (`firstWordMatches`);
-    ///   - allWholeName: whether every query word's best match is in the name tier and is the whole word or a typo
-    ///     (not a prefix);
-    ///   - anyTypo: whether one of those is a typo (the name is then the corrected one's,
-    ///     `Ranking.correctedNamePoints`);
-    ///   - keys: the names the query counts as typed whole (`NameKeys`), asked only when `allWholeName`.
-    init(anyName: Bool, startsName: Bool, allWholeName: Bool, anyTypo: Bool, keys: () throws -> NameKeys,
-         name: NameSignals) rethrows {
+    ///   - wholeName: whether every query word's best match is in the name tier and is the whole word or a typo
+    ///     (not a prefix, `isWhole`), and the name's key is one the query counts as typed whole (`NameKeys`);
+    ///   - anyTypo: whether one of those matches is a typo (the name is then the corrected one's,
+    ///     `Ranking.correctedNamePoints`).
+    init(anyName: Bool, startsName: Bool, wholeName: Bool, anyTypo: Bool, name: NameSignals) {
         guard name.words > 0, anyName else { return }
         length = Ranking.nameLengthPoints(words: name.words)
         if startsName { start = Ranking.nameStartPoints }
-        if allWholeName, try keys().contains(name.key) {
-            exact = anyTypo ? Ranking.correctedNamePoints : Ranking.exactNamePoints
-        }
+        if wholeName { exact = anyTypo ? Ranking.correctedNamePoints : Ranking.exactNamePoints }
     }
 
     /// Whether a word's best match counts toward the whole name: in the name tier, the whole word or a typo of it.
@@ -163,8 +159,8 @@ struct NameMatch {
         self.init(anyName: matches.contains { $0.tier == 0 },
                   startsName: first.tier == 0 && Self.firstWordMatches(first.queryWord, as: first.kind, prefix: firstIsPrefix,
                                                                         first: name.first),
-                  allWholeName: matches.allSatisfy { Self.isWhole(tier: $0.tier, kind: $0.kind) },
-                  anyTypo: matches.contains { $0.kind == .typo }, keys: { keys }, name: name)
+                  wholeName: matches.allSatisfy { Self.isWhole(tier: $0.tier, kind: $0.kind) } && keys.contains(name.key),
+                  anyTypo: matches.contains { $0.kind == .typo }, name: name)
     }
 
     /// Whether the name's first word `first` matches the query word `word` at least as well as `kind`, the kind of

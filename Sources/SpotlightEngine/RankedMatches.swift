@@ -488,8 +488,10 @@ extension IndexStore {
             let wholeTypo = word.typos && Typos.budget(for: word.word) > 0
             return sum + MatchCode.units[Int(MatchCode.make(tier: 0, kind: wholeTypo ? .typo : .exact))]
         }
-        // The names the query counts as typed whole, its typo words' corrections read the first time a candidate
-        // needs them (`NameKeys`).
+        // The names the query counts as typed whole: its words joined, and with typos (`NameKeys`) the spellings
+        // with its typo words' corrections, read the first time a candidate's name is not the typed words.
+        let typedKey = NameSignals.queryKey(words.map(\.word))
+        let correctable = words.contains { $0.typos && Typos.budget(for: $0.word) > 0 }
         var nameKeys: NameKeys? = nil
         func keys() throws -> NameKeys {
             if let nameKeys { return nameKeys }
@@ -555,8 +557,8 @@ extension IndexStore {
             let startsName = summary.firstNameKind.map {
                 NameMatch.firstWordMatches(words[0].word, as: $0, prefix: firstIsPrefix, first: name.first)
             } ?? false
-            return try NameMatch(anyName: true, startsName: startsName, allWholeName: summary.allWholeName, anyTypo: summary.anyTypo,
-                                 keys: keys, name: name)
+            let wholeName = try summary.allWholeName && (name.key == typedKey || (correctable && keys().contains(name.key)))
+            return NameMatch(anyName: true, startsName: startsName, wholeName: wholeName, anyTypo: summary.anyTypo, name: name)
         }
         // Engaged candidates, by position.
         var boosted: [Int] = []
