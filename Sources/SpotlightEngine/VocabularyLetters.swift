@@ -4,7 +4,8 @@ import GRDBSQLite
 import Synchronization
 
 /// The vocabulary's terms of one first letter, in the vocabulary's order, held in memory for typo tolerance's walk
-/// (`Typos.vocabularySpans`), per store and per letter.
+/// (`Typos.vocabularySpans`), per store and per letter: at most `byteLimit` for a store and `processByteLimit` for
+/// every store of the process together.
 ///
 /// A word of nine letters or more tolerates two typos, and its walk steps 28,000–45,000 terms of its letter and
 /// seeks a thousand times (PyPI: `s3transfe`, `pycparser`, `platformd`): at about 0.4 µs a step through SQLite, 13–20
@@ -51,12 +52,42 @@ final class VocabularyLetters: Sendable {
         var letters: [String: Letter] = [:]
         /// Least recently used first.
         var order: [String] = []
+        /// When each letter was last used or read, on the process's clock (`clock`).
+        var used: [String: UInt64] = [:]
         var bytes = 0
         /// When each letter's last read was scheduled (`DispatchTime` nanoseconds).
         var scheduled: [String: UInt64] = [:]
+
+        mutating func remove(_ letter: String) {
+            bytes -= letters.removeValue(forKey: letter)?.byteCount ?? 0
+            order.removeAll { $0 == letter }
+            used[letter] = nil
+        }
     }
 
     private let state = Mutex(State())
+    /// Every store's letters in this process together hold at most this many bytes (tests lower it): a `spotlight`
+    /// search or a desktop provider reads the stores of many apps, each allowed `byteLimit`. The least recently used
+    /// letter of any store goes first.
+    static let processByteLimit = Atomic<Int>(64 << 20)
+    /// The stores' letters in this process, for the process's limit.
+    private static let all = Mutex<[Registered]>([])
+    private struct Registered {
+        weak var letters: VocabularyLetters?
+    }
+    /// The order of uses across the stores (`State.used`).
+    private static let clock = Atomic<UInt64>(0)
+
+    init() {
+        Self.all.withLock { all in
+            all.removeAll { $0.letters == nil }
+            all.append(Registered(letters: self))
+        }
+    }
+
+    /// The bytes this store's letters hold, and whether it holds `letter` (tests, diagnostics).
+    var heldBytes: Int { state.withLock { $0.bytes } }
+    func holds(_ letter: String) -> Bool { state.withLock { $0.letters[letter] != nil } }
     private let building = Mutex<Set<String>>([])
     private let stopped = Atomic<Bool>(false)
     private let queue = BackgroundQueue(label: "OpenSpotlight.VocabularyLetters")
@@ -86,6 +117,7 @@ final class VocabularyLetters: Sendable {
                 state.order.remove(at: at)
                 state.order.append(letter)
             }
+            state.used[letter] = Self.clock.add(1, ordering: .relaxed).newValue
             return terms
         }
         if found == nil { scheduleRead(letter, store: store) }
@@ -140,17 +172,42 @@ final class VocabularyLetters: Sendable {
                   let read = try? store.read({ try Self.read(letter, $0) }) else { return }
             self.lettersRead.add(1, ordering: .relaxed)
             self.state.withLock { state in
-                if let old = state.letters[letter] {
-                    state.bytes -= old.byteCount
-                    state.order.removeAll { $0 == letter }
-                }
+                state.remove(letter)
                 state.letters[letter] = read
                 state.order.append(letter)
+                state.used[letter] = Self.clock.add(1, ordering: .relaxed).newValue
                 state.bytes += read.byteCount
                 while state.bytes > Self.byteLimit, state.order.count > 1 {
-                    let evicted = state.order.removeFirst()
-                    state.bytes -= state.letters.removeValue(forKey: evicted)?.byteCount ?? 0
+                    state.remove(state.order[0])
                 }
+            }
+            Self.keepProcessLimit()
+        }
+    }
+
+    /// Drops the least recently used letters of every store in this process until they hold `processByteLimit` at
+    /// most. Each store's lock is taken on its own (never two at once): a letter used since it was found oldest is
+    /// kept, and the next oldest looked for.
+    static func keepProcessLimit() {
+        let limit = processByteLimit.load(ordering: .relaxed)
+        while true {
+            let stores = all.withLock { all -> [VocabularyLetters] in
+                all.removeAll { $0.letters == nil }
+                return all.compactMap(\.letters)
+            }
+            var total = 0
+            var oldest: (store: VocabularyLetters, letter: String, used: UInt64)? = nil
+            for store in stores {
+                store.state.withLock { state in
+                    total += state.bytes
+                    for (letter, used) in state.used where oldest.map({ used < $0.used }) ?? true {
+                        oldest = (store, letter, used)
+                    }
+                }
+            }
+            guard total > limit, let oldest else { return }
+            oldest.store.state.withLock { state in
+                if state.used[oldest.letter] == oldest.used { state.remove(oldest.letter) }
             }
         }
     }
@@ -159,6 +216,8 @@ final class VocabularyLetters: Sendable {
     func stop() {
         stopped.store(true, ordering: .releasing)
         queue.sync()
+        // A closed store's letters count toward no limit.
+        state.withLock { $0 = State() }
     }
 
     /// Waits for the letters being read in the background (tests, measurements).

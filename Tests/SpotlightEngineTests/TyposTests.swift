@@ -236,6 +236,57 @@ final class TyposTests: XCTestCase {
         return store
     }
 
+    /// The letters of every store in the process hold at most `processByteLimit` together: reading one past it drops
+    /// the least recently used letter of any store (here another store's), a letter used since is kept, a closed
+    /// store's letters count no more, and a search whose letter was dropped walks SQLite and finds the same items.
+    func testTheLettersOfEveryStoreShareOneLimit() throws {
+        let saved = VocabularyLetters.processByteLimit.load(ordering: .relaxed)
+        defer { VocabularyLetters.processByteLimit.store(saved, ordering: .relaxed) }
+        let stores = [try lettersStore(), try lettersStore()]
+        defer { for store in stores { try? store.close() } }
+        let now = Date()
+        var options = TextSearchOptions(limit: 10)
+        options.now = now
+        for (n, store) in stores.enumerated() {
+            try store.apply((0..<200).map { i in
+                .upsert(StoredItem(uniqueIdentifier: "\(n)-\(i)", expirationDate: .distantFuture,
+                                   attributes: ["title": .string("alpha\(i)beta berlin\(i)x")]))
+            }, now: now)
+        }
+        // Typo searches read their first letter of each store (a word with a typo of nine letters or more).
+        func search(_ store: IndexStore, _ text: String) throws -> [String] {
+            let ids = try store.search(text, options: options).map(\.item.uniqueIdentifier)
+            store.vocabularyLetters.waitForReads()
+            return ids
+        }
+        let first = try search(stores[0], "alpha1bta")
+        XCTAssertTrue(stores[0].vocabularyLetters.holds("a"))
+        let letterBytes = stores[0].vocabularyLetters.heldBytes
+        XCTAssertGreaterThan(letterBytes, 0)
+        _ = try search(stores[0], "berlin1xx")
+        XCTAssertTrue(stores[0].vocabularyLetters.holds("b"))
+        // Room for about three letters: a third one in the other store fits, a fourth drops the oldest, store 0's `a`
+        // (store 0's `b` is used again first, so it stays).
+        VocabularyLetters.processByteLimit.store(letterBytes * 3 + letterBytes / 2, ordering: .relaxed)
+        _ = try search(stores[1], "alpha1bta")
+        XCTAssertTrue(stores[1].vocabularyLetters.holds("a"))
+        XCTAssertTrue(stores[0].vocabularyLetters.holds("a") && stores[0].vocabularyLetters.holds("b"))
+        _ = try search(stores[0], "berlin1xx")
+        _ = try search(stores[1], "berlin1xx")
+        XCTAssertFalse(stores[0].vocabularyLetters.holds("a"), "the least recently used letter of any store goes")
+        XCTAssertTrue(stores[0].vocabularyLetters.holds("b"))
+        XCTAssertTrue(stores[1].vocabularyLetters.holds("a") && stores[1].vocabularyLetters.holds("b"))
+        XCTAssertLessThanOrEqual(stores[0].vocabularyLetters.heldBytes + stores[1].vocabularyLetters.heldBytes,
+                                 VocabularyLetters.processByteLimit.load(ordering: .relaxed))
+        // Without its letter the search walks SQLite, and finds the same (it schedules the letter's read again,
+        // which drops the next oldest).
+        XCTAssertEqual(try search(stores[0], "alpha1bta"), first)
+        XCTAssertFalse(first.isEmpty)
+        // A closed store's letters are released.
+        try stores[1].close()
+        XCTAssertEqual(stores[1].vocabularyLetters.heldBytes, 0)
+    }
+
     /// A letter of the vocabulary is read in the background after the first search that looks for typos in it, used
     /// while no write has added a term, and read again after one has: searches find the same items with it as
     /// without it, and a term added since it was read is found at once.
