@@ -294,7 +294,7 @@ extension IndexStore {
                     terms.append((neighbour.text, .typo, neighbour.df))
                 }
                 typoRanges = spans.ranges
-                typoMatches?.pointee = TypoMatches(terms: spans.terms.map(\.text), ranges: spans.ranges)
+                typoMatches?.pointee = TypoMatches(terms: spans.terms, ranges: spans.ranges)
             }
         }
         if terms.isEmpty, typoRanges.isEmpty { return }
@@ -443,7 +443,8 @@ extension IndexStore {
     /// A word's typo matches as `foldWord` read them (`Typos.neighbourSpans`): terms, and beginnings whose every term
     /// matches.
     struct TypoMatches {
-        var terms: [String]
+        /// As `Typos.neighbourSpans` found them (kept as they are: their texts are taken only when needed).
+        var terms: [(id: Int64, text: String, df: Int)]
         var ranges: [String]
     }
 
@@ -502,8 +503,8 @@ extension IndexStore {
                 // From the typo matches its postings were read for, else (its candidates' own words were read
                 // instead) from the vocabulary.
                 if let matches = word.typoMatches {
-                    return try Typos.wholeWordTypos(of: word.word, budget: budget, terms: matches.terms, ranges: matches.ranges,
-                                                    db, letter: letter)
+                    return try Typos.wholeWordTypos(of: word.word, budget: budget, terms: matches.terms.map(\.text),
+                                                    ranges: matches.ranges, db, letter: letter)
                 }
                 return try Typos.neighbours(db, of: word.word, prefix: false, budget: budget, letter: letter).map(\.text)
             }
