@@ -294,7 +294,7 @@ extension IndexStore {
                     terms.append((neighbour.text, .typo, neighbour.df))
                 }
                 typoRanges = spans.ranges
-                typoMatches?.pointee = TypoMatches(terms: spans.terms, ranges: spans.ranges)
+                typoMatches?.pointee = TypoMatches(terms: spans.terms, ranges: spans.ranges, letter: letter)
             }
         }
         if terms.isEmpty, typoRanges.isEmpty { return }
@@ -441,11 +441,12 @@ extension IndexStore {
     }
 
     /// A word's typo matches as `foldWord` read them (`Typos.neighbourSpans`): terms, and beginnings whose every term
-    /// matches.
+    /// matches, with the letter in memory the walk used, if any.
     struct TypoMatches {
         /// As `Typos.neighbourSpans` found them (kept as they are: their texts are taken only when needed).
         var terms: [(id: Int64, text: String, df: Int)]
         var ranges: [String]
+        var letter: VocabularyLetters.Letter?
     }
 
     /// The explanation of a word's match `code` in `item`: the matched term is the item's best-matching term by the
@@ -477,35 +478,36 @@ extension IndexStore {
 
     static func topHits(_ db: Database, candidates: Candidates, words: [RankedWord], options: TextSearchOptions,
                         columns: StaticColumns, accepted known: ItemIDSet? = nil, values: ValueColumns? = nil,
-                        letters: VocabularyLetters? = nil, store: IndexStore? = nil) throws -> [SearchHit]
+                        store: IndexStore? = nil) throws -> [SearchHit]
     {
         let now = options.now.timeIntervalSinceReferenceDate
         let maxStatic = columns.maxStaticPoints(now: options.now)
         // Only a candidate whose every word matched a whole name word can be the exact name: the top level of word
         // units, if any. With typos, one whose words matched whole name words or typos of them can be the corrected
         // name: the levels from the least such matches add up to.
+        // Which words can be corrected: searched with typos, and long enough to have any.
+        let correctedWords = words.map { $0.typos && Typos.budget(for: $0.word) > 0 }
         let exactNameUnits = Int32(words.count) * MatchCode.units[Int(MatchCode.make(tier: 0, kind: .exact))]
-        let correctedNameUnits = words.reduce(Int32(0)) { sum, word in
-            let wholeTypo = word.typos && Typos.budget(for: word.word) > 0
-            return sum + MatchCode.units[Int(MatchCode.make(tier: 0, kind: wholeTypo ? .typo : .exact))]
+        let correctedNameUnits = correctedWords.reduce(Int32(0)) { sum, corrected in
+            sum + MatchCode.units[Int(MatchCode.make(tier: 0, kind: corrected ? .typo : .exact))]
         }
         // The names the query counts as typed whole: its words joined, and with typos (`NameKeys`) the spellings
         // with its typo words' corrections, read the first time a candidate's name is not the typed words.
         let typedKey = NameSignals.queryKey(words.map(\.word))
-        let correctable = words.contains { $0.typos && Typos.budget(for: $0.word) > 0 }
+        let correctable = correctedWords.contains(true)
         var nameKeys: NameKeys? = nil
         func keys() throws -> NameKeys {
             if let nameKeys { return nameKeys }
-            let corrections = try words.map { word -> [String]? in
+            let corrections = try zip(words, correctedWords).map { word, corrected -> [String]? in
+                guard corrected else { return nil }
                 let budget = Typos.budget(for: word.word)
-                guard word.typos, budget > 0 else { return nil }
-                let letter = try store.flatMap { store in try letters?.terms(startingAs: word.word, db, store: store) }
-                // From the typo matches its postings were read for, else (its candidates' own words were read
-                // instead) from the vocabulary.
+                // From the typo matches its postings were read for (with the letter their walk used), else (its
+                // candidates' own words were read instead) from the vocabulary.
                 if let matches = word.typoMatches {
                     return try Typos.wholeWordTypos(of: word.word, budget: budget, terms: matches.terms.map(\.text),
-                                                    ranges: matches.ranges, db, letter: letter)
+                                                    ranges: matches.ranges, db, letter: matches.letter)
                 }
+                let letter = try store.flatMap { try $0.vocabularyLetters.terms(startingAs: word.word, db, store: $0) }
                 return try Typos.neighbours(db, of: word.word, prefix: false, budget: budget, letter: letter).map(\.text)
             }
             let keys = NameKeys(words: words.map(\.word), corrections: corrections)

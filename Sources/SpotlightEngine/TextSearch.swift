@@ -378,7 +378,7 @@ extension IndexStore {
             guard let candidates, candidates.count > 0 else { return [] }
             noteIfHot(matches: candidates.count)
             return try Self.topHits(db, candidates: candidates, words: ranked, options: options, columns: space, accepted: accepted,
-                                    values: valueColumns, letters: vocabularyLetters, store: self)
+                                    values: valueColumns, store: self)
         }
     }
 

@@ -76,8 +76,7 @@ package enum Typos {
                     }
                 }
             }
-            let lookup = try db.cachedStatement(sql: "SELECT df FROM term WHERE text = ?")
-            for text in inRanges where try (Int.fetchOne(lookup, arguments: [text]) ?? 0) > 0 { found.append(text) }
+            found += try liveTerms(inRanges, db).map(\.text)
         } else {
             let statement = try db.cachedStatement(sql: "SELECT text FROM term WHERE text >= ?1 AND text < ?2 AND df > 0")
             for range in ranges {
@@ -86,6 +85,20 @@ package enum Typos {
             }
         }
         return found
+    }
+
+    /// Those of `texts` (terms of a letter in memory, which keeps no frequencies) that live items hold, with their
+    /// ids and frequencies, in the order given.
+    static func liveTerms(_ texts: [String], _ db: Database) throws -> [(id: Int64, text: String, df: Int)] {
+        var live: [(id: Int64, text: String, df: Int)] = []
+        let lookup = try db.cachedStatement(sql: "SELECT id, df FROM term WHERE text = ?")
+        for text in texts {
+            try IndexStore.forEachRawRow(db, lookup, text: text) { row in
+                let df = sqlite3_column_int64(row, 1)
+                if df > 0 { live.append((sqlite3_column_int64(row, 0), text, Int(df))) }
+            }
+        }
+        return live
     }
 
     /// How many terms `vocabularyNeighbours` steps over, once it knows they are too far, before it seeks past the
@@ -152,14 +165,7 @@ package enum Typos {
                     }
                 }
             }
-            let lookup = try db.cachedStatement(sql: "SELECT id, df FROM term WHERE text = ?")
-            for text in texts {
-                try IndexStore.forEachRawRow(db, lookup, text: text) { row in
-                    let df = sqlite3_column_int64(row, 1)
-                    if df > 0 { matches.append((sqlite3_column_int64(row, 0), text, Int(df))) }
-                }
-            }
-            return (matches, walk.ranges)
+            return (try liveTerms(texts, db), walk.ranges)
         }
         let statement = try db.cachedStatement(sql: "SELECT id, text, df FROM term WHERE text >= ?1 AND text < ?2").sqliteStatement
         var low = Array(String(first).utf8)
