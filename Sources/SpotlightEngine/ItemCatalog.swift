@@ -136,33 +136,103 @@ final class ItemCatalog {
             }
             return out
         }
+    }
 
-        /// Decodes a catalogue section of `count` items and their raw bytes; damage throws `.corruptIndex`, never
-        /// traps.
-        static func decode(_ bytes: [UInt8], raw: [UInt8], count: Int, block: Int64) throws -> [Fields] {
-            var reader = ValueCodec.Reader(bytes: bytes)
-            var rawReader = ValueCodec.Reader(bytes: raw)
-            var all: [Fields] = []
-            all.reserveCapacity(count)
-            for _ in 0..<count {
-                let uid = try reader.string()
-                let domain = try reader.optionalString()
-                let flags = try reader.byte()
-                guard flags < 8 else { throw RecordBlocks.damaged(block) }
-                let expires = flags & 1 != 0 ? Double(bitPattern: try reader.fixed()) : never
-                let hint = flags & 2 != 0 ? Double(bitPattern: try reader.fixed()) : nil
-                let lastUsed = flags & 4 != 0 ? Double(bitPattern: try reader.fixed()) : nil
-                let words = try reader.varint()
-                guard words <= 255 else { throw RecordBlocks.damaged(block) }
-                let first = try reader.string()
-                let key = try rawReader.fixed()
-                let initials = Array(try rawReader.rawBytes(Int(try rawReader.byte())))
-                guard Initials.isValid(count: initials.count) else { throw RecordBlocks.damaged(block) }
-                all.append(Fields(uid: uid, domain: domain, expires: expires, hint: hint, lastUsed: lastUsed,
-                                  name: NameSignals(words: Int(words), first: first, key: key), initials: initials))
+    /// A catalogue block's fields (its section and raw bytes, `Fields.encode` and `encodeRaw`), checked whole when
+    /// made and read in place: an item's `Fields` are made when asked for, and column reads take an item's
+    /// identifier and initials as bytes. (Every item's `Fields` made at once, an identifier, a first word and an
+    /// initials array each, were most of what a search ranking from the blocks spent, in making and freeing them.)
+    struct FieldsTable: Sendable, RandomAccessCollection {
+        private let section: [UInt8]
+        private let raw: [UInt8]
+        /// Where each item's entry starts in `section` and in `raw`.
+        private let starts: [UInt32]
+        private let rawStarts: [UInt32]
+
+        private typealias Parts = (uid: Range<Int>, domain: Range<Int>?, expires: Double, hint: Double?, lastUsed: Double?,
+                                   words: Int, first: Range<Int>, key: UInt64, initials: Range<Int>)
+
+        /// Checks a section of `count` items and its raw bytes; damage throws `.corruptIndex`, never traps.
+        init(section: [UInt8], raw: [UInt8], count: Int, block: Int64) throws {
+            guard section.count < Int(UInt32.max), raw.count < Int(UInt32.max), count <= section.count else {
+                throw RecordBlocks.damaged(block)
             }
-            guard reader.offset == bytes.count, rawReader.offset == raw.count else { throw RecordBlocks.damaged(block) }
-            return all
+            var reader = ValueCodec.Reader(bytes: section)
+            var rawReader = ValueCodec.Reader(bytes: raw)
+            var starts: [UInt32] = [], rawStarts: [UInt32] = []
+            starts.reserveCapacity(count)
+            rawStarts.reserveCapacity(count)
+            for _ in 0..<count {
+                starts.append(UInt32(reader.offset))
+                rawStarts.append(UInt32(rawReader.offset))
+                _ = try Self.parts(&reader, &rawReader, block: block)
+            }
+            guard reader.offset == section.count, rawReader.offset == raw.count else { throw RecordBlocks.damaged(block) }
+            self.section = section
+            self.raw = raw
+            self.starts = starts
+            self.rawStarts = rawStarts
+        }
+
+        /// One item's entry from where the readers are: the identifier, domain, first word and initials as ranges of
+        /// the bytes.
+        private static func parts(_ reader: inout ValueCodec.Reader, _ rawReader: inout ValueCodec.Reader, block: Int64) throws -> Parts {
+            let uid = try reader.rawBytes(try reader.count(minimumBytesEach: 1)).indices
+            let domain = try reader.byte() == 0 ? nil : try reader.rawBytes(try reader.count(minimumBytesEach: 1)).indices
+            let flags = try reader.byte()
+            guard flags < 8 else { throw RecordBlocks.damaged(block) }
+            let expires = flags & 1 != 0 ? Double(bitPattern: try reader.fixed()) : Fields.never
+            let hint = flags & 2 != 0 ? Double(bitPattern: try reader.fixed()) : nil
+            let lastUsed = flags & 4 != 0 ? Double(bitPattern: try reader.fixed()) : nil
+            let words = try reader.varint()
+            guard words <= 255 else { throw RecordBlocks.damaged(block) }
+            let first = try reader.rawBytes(try reader.count(minimumBytesEach: 1)).indices
+            let key = try rawReader.fixed()
+            let initials = try rawReader.rawBytes(Int(try rawReader.byte())).indices
+            guard Initials.isValid(count: initials.count) else { throw RecordBlocks.damaged(block) }
+            return (uid, domain, expires, hint, lastUsed, Int(words), first, key, initials)
+        }
+
+        /// The entry at `position`, checked when the table was made: reading it again cannot fail (were it to, the
+        /// item would read as one with nothing, never a trap).
+        private func parts(at position: Int) -> Parts {
+            var reader = ValueCodec.Reader(bytes: section)
+            var rawReader = ValueCodec.Reader(bytes: raw)
+            reader.offset = Int(starts[position])
+            rawReader.offset = Int(rawStarts[position])
+            return (try? Self.parts(&reader, &rawReader, block: 0)) ?? (0..<0, nil, 0, nil, nil, 0, 0..<0, 0, 0..<0)
+        }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { starts.count }
+
+        subscript(position: Int) -> Fields {
+            let e = parts(at: position)
+            return Fields(uid: String(decoding: section[e.uid], as: UTF8.self),
+                          domain: e.domain.map { String(decoding: section[$0], as: UTF8.self) }, expires: e.expires,
+                          hint: e.hint, lastUsed: e.lastUsed,
+                          name: NameSignals(words: e.words, first: String(decoding: section[e.first], as: UTF8.self), key: e.key),
+                          initials: Array(raw[e.initials]))
+        }
+
+        /// The column row of the item `id` at `position`, its identifier and initials as bytes valid during `body`.
+        func withColumnRow(_ position: Int, id: Int64, _ body: (ColumnRow) throws -> Void) rethrows {
+            let e = parts(at: position)
+            try section.withUnsafeBufferPointer { section in
+                try raw.withUnsafeBytes { raw in
+                    try body(ColumnRow(id: id, hint: e.hint, lastUsed: e.lastUsed, uid: UnsafeBufferPointer(rebasing: section[e.uid]),
+                                       nameWords: e.words, nameFirst: String(decoding: section[e.first], as: UTF8.self),
+                                       nameKey: e.key, initials: UnsafeRawBufferPointer(rebasing: raw[e.initials])))
+                }
+            }
+        }
+
+        /// The ranking signals and expiry of the item at `position` (no domain or initials made).
+        func signals(at position: Int) -> (signals: Signals, expires: Double) {
+            let e = parts(at: position)
+            return (Signals(uid: String(decoding: section[e.uid], as: UTF8.self), hint: e.hint, lastUsed: e.lastUsed,
+                            name: NameSignals(words: e.words, first: String(decoding: section[e.first], as: UTF8.self), key: e.key)),
+                    e.expires)
         }
     }
 
@@ -223,11 +293,20 @@ final class ItemCatalog {
     /// The last block `block(holding:)` found, with its last id: readers that go through many items in id order (a
     /// prefix list's refill reads thousands) find each block once. Forgotten by every write through this object.
     private var lastBlock: (block: Block, last: Int64)?
+    /// The same for the blocks `block(holding:headOnly:)` read without their records.
+    private var lastHead: (block: Block, last: Int64)?
 
-    /// The catalogue block whose range holds `item` (nil when the block there, if any, is not a catalogue block).
-    private func block(holding item: Int64) throws -> Block? {
+    private func forgetBlocks() {
+        lastBlock = nil
+        lastHead = nil
+    }
+
+    /// The catalogue block whose range holds `item` (nil when the block there, if any, is not a catalogue block);
+    /// with `headOnly`, its ids and fields without its records (`RecordBlocks.decodeHead`: what ranking signals,
+    /// initials and counts read, a tenth of PyPI's plain bytes).
+    private func block(holding item: Int64, headOnly: Bool = false) throws -> Block? {
         guard try hasCatalogue else { return nil }
-        if let memo = lastBlock, memo.block.id <= item, item <= memo.last { return memo.block }
+        if let memo = headOnly ? lastHead ?? lastBlock : lastBlock, memo.block.id <= item, item <= memo.last { return memo.block }
         let statement = try self.statement(&blockHolding, """
             SELECT id, count, dead, gone, data, rawFields, last FROM recordBlock WHERE id <= ? AND catalog = 1 ORDER BY id DESC LIMIT 1
             """)
@@ -235,9 +314,9 @@ final class ItemCatalog {
         try IndexStore.forEachRawRow(db, statement, int64: item) { h in
             let last = try RawColumn.integer(h, 6)
             guard last >= item else { return }
-            let block = try Self.block(h, db)
+            let block = try Self.block(h, db, headOnly: headOnly)
             found = block
-            lastBlock = (block, last)
+            if headOnly { lastHead = (block, last) } else { lastBlock = (block, last) }
         }
         return found
     }
@@ -256,26 +335,28 @@ final class ItemCatalog {
         return found
     }
 
-    /// The catalogue block `id`; `cached`: through the process's cache of decoded blocks.
-    private func block(id: Int64, cached: Bool) throws -> Block? {
+    /// The catalogue block `id`; `cached`: through the process's cache of decoded blocks; `headOnly`: without its
+    /// records (`block(holding:headOnly:)`).
+    private func block(id: Int64, cached: Bool, headOnly: Bool = false) throws -> Block? {
         let statement = try self.statement(&blockByID, "SELECT id, count, dead, gone, data, rawFields FROM recordBlock WHERE id = ? AND catalog = 1")
         var found: Block?
-        try IndexStore.forEachRawRow(db, statement, int64: id) { found = try Self.block($0, db, cached: cached) }
+        try IndexStore.forEachRawRow(db, statement, int64: id) { found = try Self.block($0, db, cached: cached, headOnly: headOnly) }
         return found
     }
 
-    private static func block(_ h: OpaquePointer, _ db: Database, cached: Bool = true) throws -> Block {
+    private static func block(_ h: OpaquePointer, _ db: Database, cached: Bool = true, headOnly: Bool = false) throws -> Block {
         let id = try RawColumn.integer(h, 0)
         let decoded = try RecordBlocks.decoded(id: id, data: try PostingStore.blob(h, column: 4),
-                                               rawFields: try RawColumn.bytes(h, 5), cached: cached, in: db)
+                                               rawFields: try RawColumn.bytes(h, 5), headOnly: headOnly, cached: cached, in: db)
         guard let catalogue = decoded.catalogue, catalogue.count == decoded.ids.count else { throw RecordBlocks.damaged(id) }
         return Block(id: id, count: Int(try RawColumn.integer(h, 1)), dead: Int(try RawColumn.integer(h, 2)),
                      gone: UInt64(bitPattern: try RawColumn.integer(h, 3)), decoded: decoded)
     }
 
-    /// The block and position of the catalogued item `id`, unless it is gone.
-    private func cataloguedPlace(_ id: Int64) throws -> (block: Block, position: Int)? {
-        guard let block = try block(holding: id), let position = block.decoded.position(of: id),
+    /// The block and position of the catalogued item `id`, unless it is gone; `headOnly`: the block without its
+    /// records.
+    private func cataloguedPlace(_ id: Int64, headOnly: Bool = false) throws -> (block: Block, position: Int)? {
+        guard let block = try block(holding: id, headOnly: headOnly), let position = block.decoded.position(of: id),
               !block.isGone(position) else { return nil }
         return (block, position)
     }
@@ -304,10 +385,10 @@ final class ItemCatalog {
     /// segment's columns (PyPI: 14,000 blocks) pushed out every block the searches meanwhile read, and shared its
     /// lock with them (perf: 8.6 % of a cold process's first PyPI search waiting on it; that search's time did not
     /// move beyond the noise, 15–19 ms either way).
-    private func forEachBlock(in range: ClosedRange<Int64>, _ body: (Block) throws -> Bool) throws {
+    private func forEachBlock(in range: ClosedRange<Int64>, headOnly: Bool = false, _ body: (Block) throws -> Bool) throws {
         // (The ranges first, then each block: the blocks of a range are few next to their items, 64 at most each.)
         for entry in try blockEntries(in: range) {
-            guard let block = try block(id: entry.id, cached: false) else { continue }
+            guard let block = try block(id: entry.id, cached: false, headOnly: headOnly) else { continue }
             guard try body(block) else { return }
         }
     }
@@ -429,6 +510,14 @@ final class ItemCatalog {
             guard fields.expires > now ?? -.infinity else { return nil }
             return Signals(uid: fields.uid, hint: fields.hint, lastUsed: fields.lastUsed, name: fields.name)
         }
+        // The block read for the candidate before often holds this one too (a search's candidates come in id
+        // order): an id it holds has no row, so the row is not looked for.
+        if let memo = lastHead ?? lastBlock, memo.block.id <= id, id <= memo.last,
+           let position = memo.block.decoded.position(of: id) {
+            guard !memo.block.isGone(position) else { return nil }
+            let (signals, expires) = memo.block.decoded.catalogue!.signals(at: position)
+            return expires > now ?? -.infinity ? signals : nil
+        }
         var found: Signals?
         let read: (OpaquePointer) throws -> Void = { h in
             found = Signals(uid: try RawColumn.text(h, 0), hint: try RawColumn.real(h, 1), lastUsed: try RawColumn.real(h, 2),
@@ -447,10 +536,10 @@ final class ItemCatalog {
                 SELECT uid, hint, lastUsed, nameWords, nameFirst, nameKey FROM item WHERE id = ?
                 """), int64: id, read)
         }
-        if found == nil, let (block, position) = try cataloguedPlace(id) {
-            let fields = block.decoded.catalogue![position]
-            guard fields.expires > now ?? -.infinity else { return nil }
-            found = Signals(uid: fields.uid, hint: fields.hint, lastUsed: fields.lastUsed, name: fields.name)
+        if found == nil, let (block, position) = try cataloguedPlace(id, headOnly: true) {
+            let (signals, expires) = block.decoded.catalogue!.signals(at: position)
+            guard expires > now ?? -.infinity else { return nil }
+            found = signals
         }
         return found
     }
@@ -466,7 +555,7 @@ final class ItemCatalog {
         let initials: [UInt8]
         if let fields = pending[id] {
             initials = fields.initials
-        } else if let (block, position) = try cataloguedPlace(id) {
+        } else if let (block, position) = try cataloguedPlace(id, headOnly: true) {
             initials = block.decoded.catalogue![position].initials
         } else {
             return
@@ -747,7 +836,7 @@ final class ItemCatalog {
                     let id = first + Int64(position)
                     if range.contains(id) { try body(id) }
                 }
-            } else if let block = try block(id: first, cached: false) {
+            } else if let block = try block(id: first, cached: false, headOnly: true) {
                 for (position, id) in block.decoded.ids.enumerated() where range.contains(id) && !block.isGone(position) {
                     try body(id)
                 }
@@ -802,17 +891,10 @@ final class ItemCatalog {
                                nameKey: UInt64(bitPattern: sqlite3_column_int64(h, 6)),
                                initials: UnsafeRawBufferPointer(start: initials > 0 ? sqlite3_column_blob(h, 7) : nil, count: initials)))
         }
-        try forEachBlock(in: range) { block in
+        try forEachBlock(in: range, headOnly: true) { block in
+            let catalogue = block.decoded.catalogue!
             for (position, id) in block.decoded.ids.enumerated() where range.contains(id) && !block.isGone(position) {
-                let fields = block.decoded.catalogue![position]
-                var uid = fields.uid
-                try uid.withUTF8 { uid in
-                    try fields.initials.withUnsafeBytes { initials in
-                        try body(ColumnRow(id: id, hint: fields.hint, lastUsed: fields.lastUsed, uid: uid,
-                                           nameWords: fields.name.words, nameFirst: fields.name.first, nameKey: fields.name.key,
-                                           initials: initials))
-                    }
-                }
+                try catalogue.withColumnRow(position, id: id, body)
             }
             return true
         }
@@ -848,14 +930,14 @@ final class ItemCatalog {
     /// Removes an item (its postings stay behind, dead, until their segment is merged). A row item whose record is
     /// in a block is the caller's to count dead there (`RecordBlocks.noteDeleted`).
     func delete(_ entry: Entry) throws {
-        lastBlock = nil
+        forgetBlocks()
         switch entry.location {
         case .row:
             try statement(&deleteStatement, "DELETE FROM item WHERE id = ?").execute(arguments: [entry.id])
         case .pending:
             removePending(entry.id)
         case .block(let id, let position):
-            guard let block = try block(id: id, cached: true), !block.isGone(position) else { return }
+            guard let block = try block(id: id, cached: true, headOnly: true), !block.isGone(position) else { return }
             if block.dead + 1 >= block.count {
                 try db.cachedStatement(sql: "DELETE FROM recordBlock WHERE id = ?").execute(arguments: [id])
             } else {
@@ -877,7 +959,7 @@ final class ItemCatalog {
 
     /// Removes every item (the writer deletes the record blocks).
     func deleteAll() throws {
-        lastBlock = nil
+        forgetBlocks()
         try db.execute(sql: "DELETE FROM item")
         pending.removeAll()
         pendingIDs.removeAll()
@@ -896,7 +978,7 @@ final class ItemCatalog {
     /// positions in `dead` deleted already (by the write that made it): the live items get their identifier and
     /// expiry entries, and are no longer pending.
     func insertBlock(first: Int64, last: Int64, ids: [Int64], fields: [Fields], frame: [UInt8], dead: [Int]) throws {
-        lastBlock = nil
+        forgetBlocks()
         guard ids.count == fields.count, ids.count <= 64 else { throw EngineError(.corruptIndex, "a catalogue block of \(ids.count) items") }
         var gone: UInt64 = 0
         for position in dead { gone |= 1 << UInt64(position) }
@@ -925,7 +1007,7 @@ final class ItemCatalog {
     /// Gives the live items of catalogue block `block` rows of their own (each record stored alone) and removes
     /// their catalogue entries; the caller deletes the block.
     func moveToRows(block: Int64, decoded: RecordBlocks.Decoded, gone: UInt64, dictionary: RecordDictionary?) throws {
-        lastBlock = nil
+        forgetBlocks()
         guard let catalogue = decoded.catalogue, catalogue.count == decoded.ids.count else { throw RecordBlocks.damaged(block) }
         for (position, id) in decoded.ids.enumerated() where position >= 64 || gone & (1 << UInt64(position)) == 0 {
             let fields = catalogue[position]

@@ -362,7 +362,7 @@ extension IndexStore {
                                  chunk: Self.recompressionChunk / 16, dictionary: dictionary, stored: &stored, { db, _, old in
                 guard ValueCodec.dictionaryID(of: old) != dictionary.id else { return old }
                 let plain = try ValueCodec.plain(old, dictionary: { try RecordDictionary.named($0, in: db) })
-                return ValueCodec.compressed(plain, dictionary: dictionary)
+                return RecordBlocks.compressed(plain, dictionary: dictionary)
             }) else { return }
             guard try read({ try Self.itemsState($0) }) != state, !closed.withLock({ $0 }) else { break }
         }

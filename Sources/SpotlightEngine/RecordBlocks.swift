@@ -22,6 +22,12 @@ import Synchronization
 ///   compress (each name's 64-bit key and initials) are in `rawFields`, outside the frame (through zstd at level 9
 ///   they cost a twentieth of PyPI's bulk load and saved nothing). `gone` has a bit per
 ///   position of its items deleted since (`dead` counts them too).
+/// - A catalogue block's *head* (everything before its records: the section, the ids, the records' lengths; about a
+///   tenth of PyPI's plain bytes) closes a zstd block of its own inside the frame (`compressed`, a flush), so that
+///   what reads fields alone (ranking signals before a segment's columns are read, the columns themselves, counts
+///   and deletes) decompresses the head and stops (`decodeHead`). The frame is still one standard frame: a reader
+///   of any version reads it whole, and blocks written before heads were kept apart read whole through
+///   `decodeHead` too. No format change: PyPI's index grew by 0.07 %.
 ///
 /// A block is written once and never changed but for its `dead` count (and its frame, compressed again with the
 /// same records when the store gets its dictionary later, `compressRecordsWithDictionary`): deleting the last live
@@ -94,13 +100,49 @@ enum RecordBlocks {
         return out
     }
 
+    /// A block's plain bytes compressed: a catalogue block's head (`headLength`: its fields, ids and the records'
+    /// lengths, about a tenth of PyPI's blocks) closes a zstd block of its own, so ranking signals, columns and ids
+    /// are read without decompressing the records (`decodedHead`).
+    static func compressed(_ plain: [UInt8], dictionary: RecordDictionary?) -> [UInt8] {
+        guard plain.first == 0, let head = plain.withUnsafeBytes({ headLength($0) }) else {
+            return ValueCodec.compressed(plain, dictionary: dictionary)
+        }
+        return ValueCodec.compressed(plain, dictionary: dictionary, head: head)
+    }
+
+    /// Where the records start in a catalogue block's plain bytes, `prefix` of them: nil when `prefix` ends before
+    /// (or is not a catalogue block's). Total: any bytes give a length within them or nil.
+    static func headLength(_ prefix: UnsafeRawBufferPointer) -> Int? {
+        guard prefix.first == 0 else { return nil }
+        var offset = 1
+        func varint() -> UInt64? {
+            var value: UInt64 = 0, shift: UInt64 = 0
+            while offset < prefix.count, shift < 64 {
+                let byte = prefix[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        guard let section = varint(), section <= UInt64(prefix.count - offset) else { return nil }
+        offset += Int(section)
+        // Each item's id delta, then each record's length.
+        guard let count = varint(), count <= UInt64(prefix.count) else { return nil }
+        for _ in 0..<(2 * Int(count)) { guard varint() != nil else { return nil } }
+        return offset
+    }
+
     /// A block read back: its items and where each one's record is in `bytes`, and a catalogue block's fields.
     struct Decoded: Sendable {
         var ids: [Int64]
         var ranges: [Range<Int>]
         var bytes: [UInt8]
         /// A catalogue block's fields of its items, in the order of `ids`; nil for another block.
-        var catalogue: [ItemCatalog.Fields]? = nil
+        var catalogue: ItemCatalog.FieldsTable? = nil
+        /// False for a catalogue block's head alone (`decodeHead`): no records, `ranges` and `bytes` empty.
+        var hasRecords = true
 
         /// The position of `item` in the block, if it has one.
         func position(of item: Int64) -> Int? {
@@ -115,13 +157,20 @@ enum RecordBlocks {
         }
 
         func record(of item: Int64) -> ArraySlice<UInt8>? {
-            position(of: item).map { bytes[ranges[$0]] }
+            guard hasRecords else { return nil }
+            return position(of: item).map { bytes[ranges[$0]] }
         }
     }
 
     /// Decodes a block's plain bytes, with a catalogue block's `rawFields` its fields (without them, its records
     /// only); damage throws `.corruptIndex`, never traps.
     static func decode(_ bytes: [UInt8], id: Int64, rawFields: [UInt8]? = nil) throws -> Decoded {
+        try decode(bytes, id: id, rawFields: rawFields, records: true)
+    }
+
+    /// `decode`, or with `records` false only a catalogue block's head (`headLength`'s bytes at least: the fields,
+    /// the ids and the records' lengths, the records themselves not checked or kept).
+    private static func decode(_ bytes: [UInt8], id: Int64, rawFields: [UInt8]?, records: Bool) throws -> Decoded {
         var reader = ValueCodec.Reader(bytes: bytes)
         var section: ArraySlice<UInt8>? = nil
         if bytes.first == 0 {
@@ -144,19 +193,26 @@ enum RecordBlocks {
         var total = 0
         for _ in 0..<count {
             let length = try reader.varint()
-            guard length <= UInt64(bytes.count) else { throw damaged(id) }
+            // (A head read alone has the lengths of records it does not hold.)
+            guard length <= UInt64(records ? bytes.count : ValueCodec.maximumRecordSize) else { throw damaged(id) }
             lengths.append(Int(length))
             total += Int(length)
         }
-        guard total == bytes.count - reader.offset else { throw damaged(id) }
-        var start = reader.offset
-        for length in lengths {
-            ranges.append(start..<(start + length))
-            start += length
+        var decoded: Decoded
+        if records {
+            guard total == bytes.count - reader.offset else { throw damaged(id) }
+            var start = reader.offset
+            for length in lengths {
+                ranges.append(start..<(start + length))
+                start += length
+            }
+            decoded = Decoded(ids: ids, ranges: ranges, bytes: bytes)
+        } else {
+            guard total >= bytes.count - reader.offset else { throw damaged(id) }
+            decoded = Decoded(ids: ids, ranges: [], bytes: [], hasRecords: false)
         }
-        var decoded = Decoded(ids: ids, ranges: ranges, bytes: bytes)
         if let section, let rawFields {
-            decoded.catalogue = try ItemCatalog.Fields.decode(Array(section), raw: rawFields, count: count, block: id)
+            decoded.catalogue = try ItemCatalog.FieldsTable(section: Array(section), raw: rawFields, count: count, block: id)
         }
         return decoded
     }
@@ -165,6 +221,19 @@ enum RecordBlocks {
     static func decode(frame: [UInt8], id: Int64, rawFields: [UInt8]? = nil, in db: Database) throws -> Decoded {
         try decode(try ValueCodec.plain(frame, dictionary: { try RecordDictionary.named($0, in: db) }), id: id, rawFields: rawFields)
     }
+
+    /// A catalogue block's head from its stored frame: its items' ids and fields, without its records, whose zstd
+    /// blocks are not decompressed when the frame was written with its head apart (`compressed`).
+    static func decodeHead(frame: UnsafeRawBufferPointer, id: Int64, rawFields: [UInt8], in db: Database) throws -> Decoded {
+        headsRead.add(1, ordering: .relaxed)
+        let plain = try ValueCodec.plainHead(frame, dictionary: { try RecordDictionary.named($0, in: db) },
+                                             enough: { headLength($0) != nil })
+        guard plain.first == 0 else { throw damaged(id) }
+        return try decode(plain, id: id, rawFields: rawFields, records: false)
+    }
+
+    /// How many heads this process decoded (tests check that a path read heads alone).
+    static let headsRead = Atomic<Int>(0)
 
     static func damaged(_ id: Int64) -> EngineError {
         EngineError(.corruptIndex, "the block of records \(id) is damaged")
@@ -184,6 +253,8 @@ enum RecordBlocks {
         var hash: UInt64
         /// Of a catalogue block's `rawFields` (0: read without them).
         var raw: UInt64 = 0
+        /// The head alone (`decodeHead`), never given for a read of records.
+        var headOnly = false
     }
 
     /// A hash of a block's stored bytes, eight at a time (multiply and rotate, as FxHash does): the cache's key tells
@@ -224,14 +295,17 @@ enum RecordBlocks {
 
     /// The block `id` decoded from its stored bytes `data` (and a catalogue block's `rawFields`, for its items'
     /// fields), from the cache when it was decoded lately; with `cached` false, decoded and not kept (a scan).
+    /// With `headOnly`, a catalogue block's head (`decodeHead`: ids and fields, no records; `rawFields` needed).
     static func decoded(id: Int64, data: UnsafeRawBufferPointer, rawFields: UnsafeRawBufferPointer? = nil,
-                        cached: Bool = true, in db: Database) throws -> Decoded {
+                        headOnly: Bool = false, cached: Bool = true, in db: Database) throws -> Decoded {
         func decoded() throws -> Decoded {
-            try decode(frame: [UInt8](data), id: id, rawFields: rawFields.map { [UInt8]($0) }, in: db)
+            if headOnly, let rawFields { return try decodeHead(frame: data, id: id, rawFields: [UInt8](rawFields), in: db) }
+            return try decode(frame: [UInt8](data), id: id, rawFields: rawFields.map { [UInt8]($0) }, in: db)
         }
         guard cached else { return try decoded() }
         let raw = rawFields.map { fingerprint($0) | 1 } ?? 0
-        let key = CacheKey(path: storePath(db), id: id, length: data.count, hash: fingerprint(data), raw: raw)
+        let key = CacheKey(path: storePath(db), id: id, length: data.count, hash: fingerprint(data), raw: raw,
+                           headOnly: headOnly && rawFields != nil)
         if let cached = cache.withLock({ $0.entries[key] }) { return cached }
         let decoded = try decoded()
         cache.withLock { cache in
@@ -269,14 +343,14 @@ enum RecordBlocks {
         guard !blocks.isEmpty else { return }
         var frames = [[UInt8]](repeating: [], count: blocks.count)
         if blocks.count == 1 {
-            frames[0] = ValueCodec.compressed(encode(blocks[0].records, catalogue: blocks[0].catalogue), dictionary: dictionary)
+            frames[0] = compressed(encode(blocks[0].records, catalogue: blocks[0].catalogue), dictionary: dictionary)
         } else {
             let done = Mutex<[Int: [UInt8]]>([:])
             let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count))
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var local: [Int: [UInt8]] = [:]
                 for k in stride(from: worker, to: blocks.count, by: workers) {
-                    local[k] = ValueCodec.compressed(encode(blocks[k].records, catalogue: blocks[k].catalogue), dictionary: dictionary)
+                    local[k] = compressed(encode(blocks[k].records, catalogue: blocks[k].catalogue), dictionary: dictionary)
                 }
                 done.withLock { $0.merge(local) { a, _ in a } }
             }
@@ -307,7 +381,7 @@ enum RecordBlocks {
     /// `Writer.writeRecordBlocks`).
     static func compress(blocks: [Plain], alone: [(id: Int64, plain: [UInt8])], dictionary: RecordDictionary?) -> Compressed {
         let compressed = blocks.map { block in
-            Frame(ids: block.records.map(\.id), frame: ValueCodec.compressed(encode(block.records, catalogue: block.catalogue),
+            Frame(ids: block.records.map(\.id), frame: RecordBlocks.compressed(encode(block.records, catalogue: block.catalogue),
                                                                              dictionary: dictionary),
                   catalogue: block.catalogue)
         }

@@ -72,6 +72,16 @@ final class RecordDictionary: @unchecked Sendable {
         ZSTD_compress_usingCDict(context, out, capacity, plain, count, compression)
     }
 
+    /// Makes the next frames of a streaming `context` use the dictionary (a compression or a decompression context,
+    /// taken clean from `ZstdContexts` and reset by the caller after); zstd's result code.
+    func reference(in context: OpaquePointer) -> Int {
+        ZSTD_CCtx_refCDict(context, compression)
+    }
+
+    func reference(decompression context: OpaquePointer) -> Int {
+        ZSTD_DCtx_refDDict(context, decompression)
+    }
+
     /// Decompresses a frame compressed with the dictionary; zstd's result code.
     func decompress(_ context: OpaquePointer?, _ out: UnsafeMutableRawPointer?, _ capacity: Int,
                     _ frame: UnsafeRawPointer?, _ count: Int) -> Int {

@@ -74,6 +74,110 @@ enum ValueCodec {
         return out
     }
 
+    /// `plain` as `compressed(_:dictionary:)` makes it, but with its first `head` bytes closing a zstd block of their
+    /// own (`ZSTD_e_flush`), so that `plainHead` takes them without decompressing the blocks after. It is one frame
+    /// all the same, which any zstd reader (`plain(_:dictionary:)`, an older version of this one) reads whole.
+    static func compressed(_ plain: [UInt8], dictionary: RecordDictionary?, head: Int) -> [UInt8] {
+        guard head > 0, head < plain.count, plain.count <= maximumRecordSize else { return compressed(plain, dictionary: dictionary) }
+        // Two blocks where one would do: a block header more and the second block's own literal tables.
+        let bound = ZSTD_compressBound(plain.count) + 64
+        var out = [UInt8](repeating: 0, count: bound)
+        let written = ZstdContexts.compression.using { context -> Int in
+            guard let context else { return -1 }
+            // The streaming parameters and the dictionary are sticky: the next user of the context gets it clean.
+            defer { _ = ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters) }
+            let set = dictionary.map { $0.reference(in: context) }
+                ?? ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, zstdLevel)
+            guard ZSTD_isError(set) == 0,
+                  ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(plain.count))) == 0 else { return -1 }
+            return out.withUnsafeMutableBytes { target in
+                plain.withUnsafeBytes { source in
+                    var output = ZSTD_outBuffer(dst: target.baseAddress, size: bound, pos: 0)
+                    for (range, directive) in [(0..<head, ZSTD_e_flush), (head..<plain.count, ZSTD_e_end)] {
+                        var input = ZSTD_inBuffer(src: source.baseAddress! + range.lowerBound, size: range.count, pos: 0)
+                        while true {
+                            let left = ZSTD_compressStream2(context, &output, &input, directive)
+                            if ZSTD_isError(left) != 0 { return -1 }
+                            if left == 0 && input.pos == input.size { break }
+                            // Output full with more to write: the bound was wrong; store the record plain.
+                            if output.pos == output.size { return -1 }
+                        }
+                    }
+                    return output.pos
+                }
+            }
+        }
+        guard written > 0, written < plain.count, plain.count <= written * maximumRatio else { return plain }
+        out.removeLast(bound - written)
+        return out
+    }
+
+    /// The plain bytes of a stored frame from its start, decompressed a zstd block at a time until `enough` says the
+    /// bytes out so far suffice: the blocks after are not decompressed (a frame from `compressed(_:dictionary:head:)`
+    /// stops after its head). Bytes that are not a frame are returned whole; a frame written in one block comes out
+    /// whole. Damage throws `.corruptIndex` as `plain(_:dictionary:)` does, never traps.
+    static func plainHead(_ bytes: UnsafeRawBufferPointer, dictionary: (UInt32) throws -> RecordDictionary?,
+                          enough: (UnsafeRawBufferPointer) -> Bool) throws -> [UInt8] {
+        guard bytes.count >= 4, bytes.load(as: UInt32.self) == 0xFD2F_B528 else { return [UInt8](bytes) }
+        let damaged = EngineError(.corruptIndex, "a stored record's compressed frame is damaged")
+        let dictionaryID = ZSTD_getDictID_fromFrame(bytes.baseAddress, bytes.count)
+        var found: RecordDictionary? = nil
+        if dictionaryID != 0 {
+            found = try dictionary(dictionaryID)
+            guard found != nil else {
+                throw EngineError(.corruptIndex, "a stored record names the dictionary \(dictionaryID), which the index does not have")
+            }
+        }
+        let size = ZSTD_getFrameContentSize(bytes.baseAddress, bytes.count)
+        guard size < UInt64(maximumRecordSize), size <= UInt64(bytes.count * maximumRatio),
+              let headerEnd = frameHeaderSize(bytes) else { throw damaged }
+        var out = [UInt8](repeating: 0, count: Int(size))
+        let produced = ZstdContexts.decompression.using { context -> Int in
+            guard let context else { return -1 }
+            defer { _ = ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters) }
+            if let found, ZSTD_isError(found.reference(decompression: context)) != 0 { return -1 }
+            return out.withUnsafeMutableBytes { target in
+                var output = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
+                var input = ZSTD_inBuffer(src: bytes.baseAddress, size: headerEnd, pos: 0)
+                // Each block (RFC 8878, 3.1.1.2): a 3-byte little-endian header (bit 0 last, bits 1-2 type,
+                // bits 3-23 size) and its content (one byte for an RLE block).
+                var blockStart = headerEnd
+                while true {
+                    guard blockStart + 3 <= bytes.count else { return -1 }
+                    let header = Int(bytes[blockStart]) | Int(bytes[blockStart + 1]) << 8 | Int(bytes[blockStart + 2]) << 16
+                    let type = (header >> 1) & 3, blockSize = header >> 3
+                    guard type != 3 else { return -1 }
+                    let end = blockStart + 3 + (type == 1 ? 1 : blockSize)
+                    guard end <= bytes.count else { return -1 }
+                    input.size = end
+                    while input.pos < input.size {
+                        let before = (input.pos, output.pos)
+                        let code = ZSTD_decompressStream(context, &output, &input)
+                        if ZSTD_isError(code) != 0 { return -1 }
+                        if (input.pos, output.pos) == before { return -1 }
+                    }
+                    blockStart = end
+                    if header & 1 != 0 { break }
+                    if enough(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(target)[0..<output.pos])) { break }
+                }
+                return output.pos
+            }
+        }
+        guard produced >= 0, produced <= out.count else { throw damaged }
+        out.removeLast(out.count - produced)
+        return out
+    }
+
+    /// The size of a zstd frame's header (magic number included, RFC 8878 3.1.1.1), nil when it is cut short.
+    private static func frameHeaderSize(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count >= 5 else { return nil }
+        let descriptor = bytes[4]
+        let singleSegment = descriptor & 0x20 != 0
+        let contentSizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][Int(descriptor >> 6)]
+        let size = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][Int(descriptor & 3)] + contentSizeBytes
+        return size <= bytes.count ? size : nil
+    }
+
     /// zstd's id of the dictionary a stored record was compressed with; 0 for none (or an uncompressed record).
     static func dictionaryID(of stored: [UInt8]) -> UInt32 {
         guard isCompressed(stored) else { return 0 }

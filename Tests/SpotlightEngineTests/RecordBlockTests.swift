@@ -370,7 +370,7 @@ final class RecordBlockTests: XCTestCase {
         let plain = RecordBlocks.encode(records, catalogue: fields)
         let raw = ItemCatalog.Fields.encodeRaw(fields)
         let decoded = try RecordBlocks.decode(plain, id: 100, rawFields: raw)
-        XCTAssertEqual(decoded.catalogue, fields)
+        XCTAssertEqual(decoded.catalogue.map(Array.init), fields)
         for record in records { XCTAssertEqual(decoded.record(of: record.id).map(Array.init), record.plain) }
         let recordsOnly = try RecordBlocks.decode(plain, id: 100)
         XCTAssertNil(recordsOnly.catalogue, "read without its raw fields: its records only")
@@ -390,6 +390,160 @@ final class RecordBlockTests: XCTestCase {
             if let read = try? RecordBlocks.decode(damaged, id: 100, rawFields: damagedRaw) {
                 for record in records { _ = read.record(of: record.id) }
                 XCTAssertEqual(read.catalogue?.count ?? 20, 20)
+            }
+        }
+    }
+}
+
+/// A catalogue block's head (its fields, ids and record lengths) closes a zstd block of its own inside the block's one
+/// frame, so ranking signals, columns and ids are read without decompressing the records, while any zstd reader
+/// still reads the frame whole.
+final class RecordBlockHeadTests: XCTestCase {
+    func sample(_ count: Int = 20) -> (plain: [UInt8], raw: [UInt8], fields: [ItemCatalog.Fields], ids: [Int64]) {
+        let records: [(id: Int64, plain: [UInt8])] = (0..<count).map { k in
+            (Int64(100 + k * 3), ValueCodec.encode(attributes: [
+                "title": .string("record \(k)"),
+                "contentDescription": .string("A package that does thing \(k) among many others, described at length " +
+                                              String(repeating: "word\(k % 7) ", count: 30)),
+            ], custom: [:]))
+        }
+        let fields = (0..<count).map { (k: Int) -> ItemCatalog.Fields in
+            ItemCatalog.Fields(uid: "item-\(k)", domain: k % 2 == 0 ? "d.\(k % 3)" : nil, expires: ItemCatalog.Fields.never,
+                               hint: k % 3 == 0 ? Double(k) : nil, lastUsed: nil,
+                               name: NameSignals(words: 1, first: "record", key: UInt64(k) &* 0x9E37_79B9_7F4A_7C15),
+                               initials: [UInt8](repeating: UInt8(k), count: k % (Initials.byteCount + 1)))
+        }
+        return (RecordBlocks.encode(records, catalogue: fields), ItemCatalog.Fields.encodeRaw(fields), fields, records.map(\.id))
+    }
+
+    /// What `plainHead` decompresses of `frame` to find its head.
+    func headBytes(_ frame: [UInt8], dictionary: RecordDictionary? = nil) throws -> [UInt8] {
+        try frame.withUnsafeBytes { bytes in
+            try ValueCodec.plainHead(bytes, dictionary: { $0 == dictionary?.id ? dictionary : nil },
+                                     enough: { RecordBlocks.headLength($0) != nil })
+        }
+    }
+
+    func testTheHeadIsItsOwnZstdBlockAndTheFrameStillReadsWhole() throws {
+        let (plain, raw, fields, ids) = sample()
+        let head = try XCTUnwrap(plain.withUnsafeBytes { RecordBlocks.headLength($0) })
+        XCTAssertLessThan(head * 4, plain.count, "the records are most of the block")
+        let samples = (0..<1_200).map { k in
+            ValueCodec.encode(attributes: ["title": .string("record \(k)"), "contentDescription": .string("word\(k % 7) thing \(k)")], custom: [:])
+        }
+        let dictionary = try XCTUnwrap(RecordDictionary.train(samples: samples))
+        for dictionary in [nil, dictionary] {
+            let frame = RecordBlocks.compressed(plain, dictionary: dictionary)
+            XCTAssertTrue(ValueCodec.isCompressed(frame))
+            XCTAssertLessThan(frame.count, plain.count)
+            // One standard frame: read whole by the one-shot reader (and so by any version before this one).
+            XCTAssertEqual(try ValueCodec.plain(frame, dictionary: { $0 == dictionary?.id ? dictionary : nil }), plain)
+            // The head alone comes out: the records' zstd block is not decompressed.
+            XCTAssertEqual(try headBytes(frame, dictionary: dictionary), Array(plain.prefix(head)))
+            // A frame written in one block (before this version) comes out whole, and its head reads the same.
+            let whole = ValueCodec.compressed(plain, dictionary: dictionary)
+            XCTAssertEqual(try headBytes(whole, dictionary: dictionary), plain)
+        }
+        // Read through a store: ids and fields, no records.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-heads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("index.sqlite"))
+        defer { try? store.close() }
+        for frame in [RecordBlocks.compressed(plain, dictionary: nil), ValueCodec.compressed(plain, dictionary: nil), plain] {
+            let decoded = try store.read { db in
+                try frame.withUnsafeBytes { try RecordBlocks.decodeHead(frame: $0, id: 100, rawFields: raw, in: db) }
+            }
+            XCTAssertEqual(decoded.ids, ids)
+            XCTAssertEqual(decoded.catalogue.map(Array.init), fields)
+            XCTAssertFalse(decoded.hasRecords)
+            XCTAssertNil(decoded.record(of: ids[0]), "a head has no records to give")
+        }
+    }
+
+    func testDamagedFramesAreDamageNotATrap() throws {
+        let (plain, raw, _, _) = sample()
+        let frame = RecordBlocks.compressed(plain, dictionary: nil)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-heads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("index.sqlite"))
+        defer { try? store.close() }
+        var random = SplitMix64(state: 29)
+        try store.read { db in
+            for cut in 0..<frame.count {
+                _ = try? Array(frame.prefix(cut)).withUnsafeBytes { try RecordBlocks.decodeHead(frame: $0, id: 100, rawFields: raw, in: db) }
+            }
+            for _ in 0..<5_000 {
+                var damaged = frame
+                for _ in 0..<(1 + Int(random.next() % 3)) {
+                    damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next())
+                }
+                _ = try? damaged.withUnsafeBytes { try RecordBlocks.decodeHead(frame: $0, id: 100, rawFields: raw, in: db) }
+                _ = try? self.headBytes(damaged)
+            }
+        }
+        for cut in 0..<plain.count {
+            let prefix = Array(plain.prefix(cut))
+            XCTAssertNil(prefix.withUnsafeBytes { RecordBlocks.headLength($0) }.flatMap { $0 > cut ? $0 : nil })
+        }
+    }
+
+    /// A large write's catalogue blocks are written with their heads apart (with the dictionary the write trained).
+    func testALargeWritesBlocksKeepTheirHeadsApart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-heads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try IndexStore(url: directory.appendingPathComponent("index.sqlite"))
+        defer { try? store.close() }
+        let later = Date().addingTimeInterval(365 * 86_400)
+        try store.apply(RecordDictionaryTests.items(0..<2_000, prefix: "pkg", expiring: later).map { .upsert($0) })
+        let frames = try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT data FROM recordBlock WHERE catalog = 1").map { [UInt8](try $0.stored(0) as Data) }
+        }
+        XCTAssertGreaterThan(frames.count, 10)
+        let dictionary = try store.read { try RecordDictionary.current(in: $0) }
+        for frame in frames {
+            let whole = try ValueCodec.plain(frame, dictionary: { $0 == dictionary?.id ? dictionary : nil })
+            let head = try headBytes(frame, dictionary: dictionary)
+            XCTAssertEqual(head.count, whole.withUnsafeBytes { RecordBlocks.headLength($0) })
+            XCTAssertLessThan(head.count, whole.count)
+        }
+    }
+}
+
+extension RecordBlockHeadTests {
+    /// A reader's first search ranks a large segment's items before its columns are read, from each candidate's
+    /// block head (signals and initials, no records); the hits and their scores are those the columns give after.
+    func testRankingFromTheHeadsIsRankingFromTheColumns() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-heads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("index.sqlite")
+        let store = try IndexStore(url: url)
+        defer { try? store.close() }
+        let later = Date().addingTimeInterval(365 * 86_400)
+        let count = Int(ColumnCache.inlineSpan) * 2
+        var items = RecordDictionaryTests.items(0..<count, prefix: "pkg", expiring: later)
+        for k in stride(from: 0, to: count, by: 5) { items[k].attributes["rankingHint"] = .double(Double(k % 17)) }
+        try store.apply(items.map { .upsert($0) })
+        // Gone items inside blocks: a candidate's block says so.
+        try store.apply([.delete(identifiers: stride(from: 3, to: count, by: 41).map { "pkg:\($0)" })])
+        store.waitForMaintenance()
+        store.waitUntilSettled()
+        for query in ["python", "pars", "data client", "fast json", "graph-", "command line interface"] {
+            let reader = try IndexStore(url: url)
+            defer { try? reader.close() }
+            let heads = RecordBlocks.headsRead.load(ordering: .relaxed)
+            let fromHeads = try reader.search(query, options: TextSearchOptions(limit: 30))
+            XCTAssertGreaterThan(RecordBlocks.headsRead.load(ordering: .relaxed), heads, "\(query): ranked from the heads")
+            reader.waitForColumnReads()
+            let fromColumns = try reader.search(query, options: TextSearchOptions(limit: 30))
+            XCTAssertFalse(fromColumns.isEmpty, query)
+            XCTAssertEqual(fromHeads.map(\.item.uniqueIdentifier), fromColumns.map(\.item.uniqueIdentifier), query)
+            XCTAssertEqual(fromHeads.map(\.score), fromColumns.map(\.score), query)
+            for hit in fromHeads {
+                XCTAssertNotEqual(Int(hit.item.uniqueIdentifier.dropFirst(4)).map { $0 % 41 }, 3, "\(query): a deleted item")
             }
         }
     }
