@@ -296,6 +296,14 @@ final class ItemCatalog {
     /// The same for the blocks `block(holding:headOnly:)` read without their records.
     private var lastHead: (block: Block, last: Int64)?
 
+    /// The last block read whose range holds `item`, if any; with `headOnly`, a head read alone will do.
+    private func rememberedBlock(holding item: Int64, headOnly: Bool) -> Block? {
+        for memo in headOnly ? [lastHead, lastBlock] : [lastBlock] {
+            if let memo, memo.block.id <= item, item <= memo.last { return memo.block }
+        }
+        return nil
+    }
+
     private func forgetBlocks() {
         lastBlock = nil
         lastHead = nil
@@ -306,7 +314,7 @@ final class ItemCatalog {
     /// initials and counts read, a tenth of PyPI's plain bytes).
     private func block(holding item: Int64, headOnly: Bool = false) throws -> Block? {
         guard try hasCatalogue else { return nil }
-        if let memo = headOnly ? lastHead ?? lastBlock : lastBlock, memo.block.id <= item, item <= memo.last { return memo.block }
+        if let memo = rememberedBlock(holding: item, headOnly: headOnly) { return memo }
         let statement = try self.statement(&blockHolding, """
             SELECT id, count, dead, gone, data, rawFields, last FROM recordBlock WHERE id <= ? AND catalog = 1 ORDER BY id DESC LIMIT 1
             """)
@@ -512,10 +520,9 @@ final class ItemCatalog {
         }
         // The block read for the candidate before often holds this one too (a search's candidates come in id
         // order): an id it holds has no row, so the row is not looked for.
-        if let memo = lastHead ?? lastBlock, memo.block.id <= id, id <= memo.last,
-           let position = memo.block.decoded.position(of: id) {
-            guard !memo.block.isGone(position) else { return nil }
-            let (signals, expires) = memo.block.decoded.catalogue!.signals(at: position)
+        if let memo = rememberedBlock(holding: id, headOnly: true), let position = memo.decoded.position(of: id) {
+            guard !memo.isGone(position) else { return nil }
+            let (signals, expires) = memo.decoded.catalogue!.signals(at: position)
             return expires > now ?? -.infinity ? signals : nil
         }
         var found: Signals?

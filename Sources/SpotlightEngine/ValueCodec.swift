@@ -84,7 +84,8 @@ enum ValueCodec {
         var out = [UInt8](repeating: 0, count: bound)
         let written = ZstdContexts.compression.using { context -> Int in
             guard let context else { return -1 }
-            // The streaming parameters and the dictionary are sticky: the next user of the context gets it clean.
+            // The streaming parameters and the dictionary are sticky: taken clean, and left clean for the next user.
+            _ = ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters)
             defer { _ = ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters) }
             let set = dictionary.map { $0.reference(in: context) }
                 ?? ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, zstdLevel)
@@ -134,6 +135,7 @@ enum ValueCodec {
         var out = [UInt8](repeating: 0, count: Int(size))
         let produced = ZstdContexts.decompression.using { context -> Int in
             guard let context else { return -1 }
+            _ = ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters)
             defer { _ = ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters) }
             if let found, ZSTD_isError(found.reference(decompression: context)) != 0 { return -1 }
             return out.withUnsafeMutableBytes { target in

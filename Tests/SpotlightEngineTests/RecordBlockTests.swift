@@ -444,6 +444,11 @@ final class RecordBlockHeadTests: XCTestCase {
             let whole = ValueCodec.compressed(plain, dictionary: dictionary)
             XCTAssertEqual(try headBytes(whole, dictionary: dictionary), plain)
         }
+        // The pooled contexts the streaming calls used are left clean: a frame without a dictionary after them is
+        // made and read without one.
+        let plainFrame = ValueCodec.compressed(plain, dictionary: nil)
+        XCTAssertEqual(ValueCodec.dictionaryID(of: plainFrame), 0)
+        XCTAssertEqual(try ValueCodec.plain(plainFrame), plain)
         // Read through a store: ids and fields, no records.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("engine-heads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
