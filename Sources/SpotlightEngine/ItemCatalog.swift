@@ -944,7 +944,8 @@ final class ItemCatalog {
         case .pending:
             removePending(entry.id)
         case .block(let id, let position):
-            guard let block = try block(id: id, cached: true, headOnly: true), !block.isGone(position) else { return }
+            // The whole block, as the lookup that found the entry read it: the process's cache has it.
+            guard let block = try block(id: id, cached: true), !block.isGone(position) else { return }
             if block.dead + 1 >= block.count {
                 try db.cachedStatement(sql: "DELETE FROM recordBlock WHERE id = ?").execute(arguments: [id])
             } else {

@@ -24,8 +24,8 @@ import Synchronization
 ///   position of its items deleted since (`dead` counts them too).
 /// - A catalogue block's *head* (everything before its records: the section, the ids, the records' lengths; about a
 ///   tenth of PyPI's plain bytes) closes a zstd block of its own inside the frame (`compressed`, a flush), so that
-///   what reads fields alone (ranking signals before a segment's columns are read, the columns themselves, counts
-///   and deletes) decompresses the head and stops (`decodeHead`). The frame is still one standard frame: a reader
+///   what reads fields alone (ranking signals and initials before a segment's columns are read, the columns
+///   themselves, the ids of a block with gaps) decompresses the head and stops (`decodeHead`). The frame is still one standard frame: a reader
 ///   of any version reads it whole, and blocks written before heads were kept apart read whole through
 ///   `decodeHead` too. No format change: PyPI's index grew by 0.07 %.
 ///
@@ -115,17 +115,7 @@ enum RecordBlocks {
     static func headLength(_ prefix: UnsafeRawBufferPointer) -> Int? {
         guard prefix.first == 0 else { return nil }
         var offset = 1
-        func varint() -> UInt64? {
-            var value: UInt64 = 0, shift: UInt64 = 0
-            while offset < prefix.count, shift < 64 {
-                let byte = prefix[offset]
-                offset += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
+        func varint() -> UInt64? { try? PostingCodec.Reader.varint(prefix, &offset) }
         guard let section = varint(), section <= UInt64(prefix.count - offset) else { return nil }
         offset += Int(section)
         // Each item's id delta, then each record's length.

@@ -72,9 +72,9 @@ final class RecordDictionary: @unchecked Sendable {
         ZSTD_compress_usingCDict(context, out, capacity, plain, count, compression)
     }
 
-    /// Makes the next frames of a streaming `context` use the dictionary (a compression or a decompression context,
+    /// Makes the next frames of a streaming compression or decompression `context` use the dictionary (the context
     /// taken clean from `ZstdContexts` and reset by the caller after); zstd's result code.
-    func reference(in context: OpaquePointer) -> Int {
+    func reference(compression context: OpaquePointer) -> Int {
         ZSTD_CCtx_refCDict(context, compression)
     }
 

@@ -87,7 +87,7 @@ enum ValueCodec {
             // The streaming parameters and the dictionary are sticky: taken clean, and left clean for the next user.
             _ = ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters)
             defer { _ = ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters) }
-            let set = dictionary.map { $0.reference(in: context) }
+            let set = dictionary.map { $0.reference(compression: context) }
                 ?? ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, zstdLevel)
             guard ZSTD_isError(set) == 0,
                   ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(context, UInt64(plain.count))) == 0 else { return -1 }
@@ -119,20 +119,11 @@ enum ValueCodec {
     /// whole. Damage throws `.corruptIndex` as `plain(_:dictionary:)` does, never traps.
     static func plainHead(_ bytes: UnsafeRawBufferPointer, dictionary: (UInt32) throws -> RecordDictionary?,
                           enough: (UnsafeRawBufferPointer) -> Bool) throws -> [UInt8] {
-        guard bytes.count >= 4, bytes.load(as: UInt32.self) == 0xFD2F_B528 else { return [UInt8](bytes) }
+        guard isCompressed(bytes) else { return [UInt8](bytes) }
         let damaged = EngineError(.corruptIndex, "a stored record's compressed frame is damaged")
-        let dictionaryID = ZSTD_getDictID_fromFrame(bytes.baseAddress, bytes.count)
-        var found: RecordDictionary? = nil
-        if dictionaryID != 0 {
-            found = try dictionary(dictionaryID)
-            guard found != nil else {
-                throw EngineError(.corruptIndex, "a stored record names the dictionary \(dictionaryID), which the index does not have")
-            }
-        }
-        let size = ZSTD_getFrameContentSize(bytes.baseAddress, bytes.count)
-        guard size < UInt64(maximumRecordSize), size <= UInt64(bytes.count * maximumRatio),
-              let headerEnd = frameHeaderSize(bytes) else { throw damaged }
-        var out = [UInt8](repeating: 0, count: Int(size))
+        let (found, size) = try frameSetup(bytes, dictionary: dictionary)
+        guard let headerEnd = frameHeaderSize(bytes) else { throw damaged }
+        var out = [UInt8](repeating: 0, count: size)
         let produced = ZstdContexts.decompression.using { context -> Int in
             guard let context else { return -1 }
             _ = ZSTD_DCtx_reset(context, ZSTD_reset_session_and_parameters)
@@ -187,15 +178,19 @@ enum ValueCodec {
     }
 
     static func isCompressed(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { isCompressed($0) }
+    }
+
+    static func isCompressed(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.count >= 4 && bytes[0] == 0x28 && bytes[1] == 0xB5 && bytes[2] == 0x2F && bytes[3] == 0xFD
     }
 
-    /// A stored record's plain bytes (decompressed when it is a zstd frame; a frame compressed with a dictionary
-    /// gets it from `dictionary`, by zstd's id). Damaged frames, and frames naming a dictionary `dictionary` does
-    /// not have, throw `.corruptIndex`.
-    static func plain(_ bytes: [UInt8], dictionary: (UInt32) throws -> RecordDictionary? = { _ in nil }) throws -> [UInt8] {
-        guard isCompressed(bytes) else { return bytes }
-        let dictionaryID = dictionaryID(of: bytes)
+    /// A frame's dictionary (from `dictionary`, by zstd's id; nil for none) and its plain size, checked before
+    /// anything is allocated: a frame naming a dictionary `dictionary` does not have, or claiming a size past
+    /// `maximumRecordSize` or `maximumRatio` times its own, is `.corruptIndex`.
+    private static func frameSetup(_ bytes: UnsafeRawBufferPointer, dictionary: (UInt32) throws -> RecordDictionary?) throws
+        -> (dictionary: RecordDictionary?, size: Int) {
+        let dictionaryID = ZSTD_getDictID_fromFrame(bytes.baseAddress, bytes.count)
         var found: RecordDictionary? = nil
         if dictionaryID != 0 {
             found = try dictionary(dictionaryID)
@@ -203,12 +198,21 @@ enum ValueCodec {
                 throw EngineError(.corruptIndex, "a stored record names the dictionary \(dictionaryID), which the index does not have")
             }
         }
-        let size = bytes.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, bytes.count) }
+        let size = ZSTD_getFrameContentSize(bytes.baseAddress, bytes.count)
         // ZSTD_CONTENTSIZE_UNKNOWN and ZSTD_CONTENTSIZE_ERROR are the two largest values.
         guard size < UInt64(maximumRecordSize), size <= UInt64(bytes.count * maximumRatio) else {
             throw EngineError(.corruptIndex, "a stored record's compressed frame is damaged (size \(size))")
         }
-        var out = [UInt8](repeating: 0, count: Int(size))
+        return (found, Int(size))
+    }
+
+    /// A stored record's plain bytes (decompressed when it is a zstd frame; a frame compressed with a dictionary
+    /// gets it from `dictionary`, by zstd's id). Damaged frames, and frames naming a dictionary `dictionary` does
+    /// not have, throw `.corruptIndex`.
+    static func plain(_ bytes: [UInt8], dictionary: (UInt32) throws -> RecordDictionary? = { _ in nil }) throws -> [UInt8] {
+        guard isCompressed(bytes) else { return bytes }
+        let (found, size) = try bytes.withUnsafeBytes { try frameSetup($0, dictionary: dictionary) }
+        var out = [UInt8](repeating: 0, count: size)
         let written = ZstdContexts.decompression.using { context in
             out.withUnsafeMutableBytes { target in
                 bytes.withUnsafeBytes { source in
