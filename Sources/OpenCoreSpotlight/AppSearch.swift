@@ -105,7 +105,19 @@ public struct AppSearch: Sendable {
     public struct Explanation: Sendable, Hashable, CustomStringConvertible {
         /// How a query word matched a word of the item.
         public enum MatchKind: String, Sendable, Hashable {
-            case exact, prefix, typo
+            /// The word itself, or a word it begins (the word being typed).
+            case exact, prefix
+            /// Within the word's typo budget (`points` tell one typo of the whole word, 0.6 of the field's weight,
+            /// from two or from a typo of a beginning only, 0.55).
+            case typo
+
+            init(_ engine: RankingExplanation.MatchKind) {
+                switch engine {
+                case .exact: self = .exact
+                case .prefix: self = .prefix
+                case .typo, .weakTypo: self = .typo
+                }
+            }
         }
 
         /// Where in the item a word matched, best first.
@@ -148,7 +160,7 @@ public struct AppSearch: Sendable {
         init(_ engine: RankingExplanation) {
             words = engine.words.map {
                 WordMatch(queryWord: $0.queryWord, matchedWord: $0.matchedTerm,
-                          kind: MatchKind(rawValue: $0.kind.rawValue) ?? .exact,
+                          kind: MatchKind($0.kind),
                           field: Field(rawValue: $0.tier) ?? .body, points: $0.points)
             }
             exactNamePoints = engine.exactNamePoints

@@ -10,8 +10,10 @@ import Foundation
 /// this column answers the letter for each candidate with one array read, instead of decoding every posting of
 /// every term the letter starts (`IndexStore.initialCodes`).
 ///
-/// Each letter has a 4-bit `MatchCode`: 0 when no word of the item starts with it, else the code of an exact match
-/// (the letter as a whole word) or a prefix match in the best tier, so a lower code is always more points. 36
+/// Each letter has a 4-bit code: 0 when no word of the item starts with it, else the code of an exact match (the
+/// letter as a whole word) or a prefix match in the best tier, so a lower code is always more points (`storedCode`:
+/// the `MatchCode` of format 3 to 15, `1 + 3 × tier + kind`, kept on disk as written and converted as it is read,
+/// `matchCode`, since `MatchCode` has four kinds). 36
 /// letters, two to a byte: at most 18 bytes per item, without the zero bytes at the end (format 7: digits come
 /// last and few items have words starting with them, so PyPI's items keep 10.6 bytes on average; a missing byte
 /// reads as zero codes, so format 6's 18 bytes read the same). The first letter
@@ -49,7 +51,7 @@ enum Initials {
             let range = terms.table.range(of: n)
             guard !range.isEmpty, let letter = index(ofByte: terms.table.bytes[range.lowerBound]),
                   let tier = TextIndexer.bestTier(terms.tiers[n]) else { continue }
-            let code = MatchCode.make(tier: tier, kind: range.count == 1 ? .exact : .prefix)
+            let code = storedCode(tier: tier, exact: range.count == 1)
             if codes[letter] == 0 || code < codes[letter] { codes[letter] = code }
         }
         var bytes = [UInt8](repeating: 0, count: byteCount)
@@ -58,16 +60,26 @@ enum Initials {
         return bytes
     }
 
+    /// The 4-bit code `encode` stores for a best match in `tier`: the letter as a whole word, or a prefix of one.
+    @inline(__always)
+    static func storedCode(tier: Int, exact: Bool) -> UInt8 { UInt8(1 + 3 * tier + (exact ? 0 : 1)) }
+
+    /// The `MatchCode` of each stored 4-bit code (`storedCode`); 0, and any code `encode` never writes, no match.
+    static let matchCodes: [UInt8] = (0..<16).map { stored in
+        guard stored >= 1, stored <= 12, (stored - 1) % 3 < 2 else { return 0 }
+        return MatchCode.make(tier: (stored - 1) / 3, kind: (stored - 1) % 3 == 0 ? .exact : .prefix)
+    }
+
     /// Whether an item's stored bytes have a length `encode` writes (another is damage: read as no initials).
     @inline(__always)
     static func isValid(count: Int) -> Bool { count <= byteCount }
 
-    /// The code of `letter` in an item's bytes (0 past their end, and for bytes of a length `encode` never writes:
-    /// damage reads as no match, never a trap).
+    /// The `MatchCode` of `letter` in an item's bytes (0 past their end, and for bytes of a length `encode` never
+    /// writes: damage reads as no match, never a trap).
     @inline(__always)
     static func code<C: RandomAccessCollection>(_ bytes: C, letter: Int) -> UInt8 where C.Element == UInt8, C.Index == Int {
         guard isValid(count: bytes.count), letter >> 1 < bytes.count else { return 0 }
         let byte = bytes[bytes.startIndex + letter >> 1]
-        return letter & 1 == 0 ? byte & 0x0F : byte >> 4
+        return matchCodes[Int(letter & 1 == 0 ? byte & 0x0F : byte >> 4)]
     }
 }

@@ -10,43 +10,49 @@ import Synchronization
 // of a scratch array, candidates are parallel arrays, and static signals are read only for the candidates that can
 // still reach the top k.
 
-/// How a query word matches an item, in one byte: `1 + 3 × tier + kind` (kind 0 exact, 1 prefix, 2 typo), 0 for
-/// no match. A lower code is always more points (8, 7.2, 4.8, 4, 3.6, 2.4, 2, 1.8, 1.2, 1, 0.9, 0.6), so the best
-/// match of an item is the smallest code.
+/// How a query word matches an item, in one byte: `1 + 4 × tier + kind` (kind 0 exact, 1 prefix, 2 typo, 3 weak
+/// typo), 0 for no match. A lower code is always more points (8, 7.2, 4.8, 4.4, 4, 3.6, 2.4, 2.2, 2, 1.8, 1.2, 1.1, 1,
+/// 0.9, 0.6, 0.55), so the best match of an item is the smallest code. (The `Initials` column stores codes of its
+/// own, exact and prefix matches only, converted as they are read: `Initials.matchCode`.)
 enum MatchCode {
     /// In a word's scratch: a candidate no posting of the word has matched yet (above every code).
-    static let unmatched: UInt8 = 15
+    static let unmatched: UInt8 = 31
 
     @inline(__always)
     static func make(tier: Int, kind: RankingExplanation.MatchKind) -> UInt8 {
-        UInt8(1 + 3 * tier + kindIndex(kind))
+        UInt8(1 + 4 * tier + kindIndex(kind))
     }
 
     @inline(__always)
     static func kindIndex(_ kind: RankingExplanation.MatchKind) -> Int {
-        kind == .exact ? 0 : (kind == .prefix ? 1 : 2)
+        switch kind {
+        case .exact: return 0
+        case .prefix: return 1
+        case .typo: return 2
+        case .weakTypo: return 3
+        }
     }
 
-    /// Whether a byte is a match (1…12): one unsigned comparison, which a loop can turn into a flag instead of a
+    /// Whether a byte is a match (1…16): one unsigned comparison, which a loop can turn into a flag instead of a
     /// branch (`Candidates.narrow`).
     @inline(__always)
-    static func isMatch(_ code: UInt8) -> Bool { code &- 1 < 12 }
+    static func isMatch(_ code: UInt8) -> Bool { code &- 1 < 16 }
 
-    static let kinds: [RankingExplanation.MatchKind] = [.exact, .prefix, .typo]
-
-    @inline(__always)
-    static func kind(_ code: UInt8) -> RankingExplanation.MatchKind { kinds[Int(code - 1) % 3] }
+    static let kinds: [RankingExplanation.MatchKind] = [.exact, .prefix, .typo, .weakTypo]
 
     @inline(__always)
-    static func tier(_ code: UInt8) -> Int { Int(code - 1) / 3 }
+    static func kind(_ code: UInt8) -> RankingExplanation.MatchKind { kinds[Int(code - 1) % 4] }
+
+    @inline(__always)
+    static func tier(_ code: UInt8) -> Int { Int(code - 1) / 4 }
 
     /// Points by code (0 for bytes that are no match), computed as `Ranking` computes them, so sums are the same.
-    static let points: [Double] = (0..<16).map { code in
+    static let points: [Double] = (0..<32).map { code in
         guard isMatch(UInt8(code)) else { return 0 }
         return Ranking.tierWeights[tier(UInt8(code))] * Ranking.kindFactor(kind(UInt8(code)))
     }
 
-    /// Points in tenths (`Ranking.unitsPerPoint`): whole numbers, so sums are exact in any order.
+    /// Points in twentieths (`Ranking.unitsPerPoint`): whole numbers, so sums are exact in any order.
     static let units: [Int32] = points.map { Int32(($0 * Ranking.unitsPerPoint).rounded()) }
 }
 
@@ -102,8 +108,8 @@ struct Candidates {
                             let code = new[i]
                             let match: UInt8 = MatchCode.isMatch(code) ? 1 : 0
                             keep[i] = match
-                            // (Codes are below 16, the table's size: masked all the same, as no bounds are checked.)
-                            units[kept] = units[i] &+ wordUnits[Int(code & 15)]
+                            // (Codes are below 32, the table's size: masked all the same, as no bounds are checked.)
+                            units[kept] = units[i] &+ wordUnits[Int(code & 31)]
                             kept &+= Int(match)
                         }
                     }
@@ -189,7 +195,7 @@ struct WordFold {
     mutating func consider(_ item: Int64, _ tiers: UInt8, _ row: Int) {
         let free = tiers & self.tiers
         guard free != 0, let i = cursor.index(of: item), i < scratch.count else { return }
-        let code = UInt8(row + 3 * free.trailingZeroBitCount)
+        let code = UInt8(row + 4 * free.trailingZeroBitCount)
         let current = scratch[i]
         if restricted {
             // Not a candidate (0) never takes a code; a candidate (`unmatched` or a worse code) does.
@@ -288,12 +294,26 @@ extension IndexStore {
         if typos {
             let budget = Typos.budget(for: word)
             if budget > 0 {
-                let known = Set(terms.map(\.text))
+                var known = Set(terms.map(\.text))
                 let spans = try Typos.neighbourSpans(db, of: word, prefix: prefix, budget: budget, letter: letter)
+                // One typo of the whole term, or a weak typo: two typos, or a beginning only (`Ranking.matchKind`).
+                func kind(_ text: String) -> RankingExplanation.MatchKind {
+                    Ranking.matchKind(word, term: text, prefix: prefix, typoBudget: budget) == .typo ? .typo : .weakTypo
+                }
                 for neighbour in spans.terms where !known.contains(neighbour.text) {
-                    terms.append((neighbour.text, .typo, neighbour.df))
+                    terms.append((neighbour.text, kind(neighbour.text), neighbour.df))
+                    known.insert(neighbour.text)
                 }
                 typoRanges = spans.ranges
+                // A range's terms are read as weak typos (beginnings); the few of them one typo from the whole word
+                // are read first as typos (the better code stays).
+                if !typoRanges.isEmpty {
+                    let whole = try Typos.wholeWordTypos(of: word, budget: budget, terms: [], ranges: typoRanges, db, letter: letter)
+                    for text in whole where !known.contains(text) && kind(text) == .typo {
+                        terms.append((text, .typo, 0))
+                        known.insert(text)
+                    }
+                }
                 typoMatches?.pointee = TypoMatches(terms: spans.terms, ranges: spans.ranges, letter: letter)
             }
         }
@@ -317,7 +337,7 @@ extension IndexStore {
                         let row = exact ? 1 : 2
                         try list.forEach(tiers: tiers) { item, tiers in fold.pointee.consider(item, tiers, row) }
                     }
-                    remaining = terms.filter { $0.kind == .typo }[...]
+                    remaining = terms.filter { $0.kind == .typo || $0.kind == .weakTypo }[...]
                 }
                 // Few candidates against long posting lists: decode only the blocks that may hold one of them.
                 var sorted: [Int64]? = nil
@@ -337,7 +357,7 @@ extension IndexStore {
                 }
                 // A range's terms less the word's own (a prefix's, read above with their better code): a range
                 // inside them is skipped, one around them read on either side.
-                let typoRow = 1 + MatchCode.kindIndex(.typo)
+                let typoRow = 1 + MatchCode.kindIndex(.weakTypo)
                 let own = (low: word, high: word + "\u{10FFFF}")
                 for range in typoRanges where !range.utf8.starts(with: word.utf8) {
                     var parts = [(low: range, high: range + "\u{10FFFF}")]
@@ -403,12 +423,14 @@ extension IndexStore {
             guard at < bytes else { continue }
             columns.present.withUnsafeBufferPointer { present in
                 columns.initials.withUnsafeBufferPointer { initials in
-                    codes.withUnsafeMutableBufferPointer { codes in
-                        for n in k..<end {
-                            let j = Int(dense[n]) - segment.lowerBound
-                            guard present[j] else { continue }
-                            let byte = initials[j * bytes + at]
-                            codes[n] = high ? byte >> 4 : byte & 0x0F
+                    Initials.matchCodes.withUnsafeBufferPointer { matchCodes in
+                        codes.withUnsafeMutableBufferPointer { codes in
+                            for n in k..<end {
+                                let j = Int(dense[n]) - segment.lowerBound
+                                guard present[j] else { continue }
+                                let byte = initials[j * bytes + at]
+                                codes[n] = matchCodes[Int(high ? byte >> 4 : byte & 0x0F)]
+                            }
                         }
                     }
                 }
@@ -489,7 +511,7 @@ extension IndexStore {
         let correctedWords = words.map { $0.typos && Typos.budget(for: $0.word) > 0 }
         let exactNameUnits = Int32(words.count) * MatchCode.units[Int(MatchCode.make(tier: 0, kind: .exact))]
         let correctedNameUnits = correctedWords.reduce(Int32(0)) { sum, corrected in
-            sum + MatchCode.units[Int(MatchCode.make(tier: 0, kind: corrected ? .typo : .exact))]
+            sum + MatchCode.units[Int(MatchCode.make(tier: 0, kind: corrected ? .weakTypo : .exact))]
         }
         // The names the query counts as typed whole: its words joined, and with typos (`NameKeys`) the spellings
         // with its typo words' corrections, read the first time a candidate's name is not the typed words.
@@ -503,12 +525,17 @@ extension IndexStore {
                 let budget = Typos.budget(for: word.word)
                 // From the typo matches its postings were read for (with the letter their walk used), else (its
                 // candidates' own words were read instead) from the vocabulary.
+                // The nearest only (`Ranking.nearestCorrections`).
                 if let matches = word.typoMatches {
-                    return try Typos.wholeWordTypos(of: word.word, budget: budget, terms: matches.terms.map(\.text),
-                                                    ranges: matches.ranges, db, letter: matches.letter)
+                    return Ranking.nearestCorrections(
+                        try Typos.wholeWordTypos(of: word.word, budget: budget, terms: matches.terms.map(\.text),
+                                                 ranges: matches.ranges, db, letter: matches.letter),
+                        of: word.word, budget: budget)
                 }
                 let letter = try store.flatMap { try $0.vocabularyLetters.terms(startingAs: word.word, db, store: $0) }
-                return try Typos.neighbours(db, of: word.word, prefix: false, budget: budget, letter: letter).map(\.text)
+                return Ranking.nearestCorrections(
+                    try Typos.neighbours(db, of: word.word, prefix: false, budget: budget, letter: letter).map(\.text),
+                    of: word.word, budget: budget)
             }
             let keys = NameKeys(words: words.map(\.word), corrections: corrections)
             nameKeys = keys
@@ -541,7 +568,7 @@ extension IndexStore {
                     if i == 0 { summary.firstNameKind = MatchCode.kind(code) }
                     switch MatchCode.kind(code) {
                     case .prefix: summary.allWholeName = false
-                    case .typo: summary.anyTypo = true
+                    case .typo, .weakTypo: summary.anyTypo = true
                     case .exact: break
                     }
                 } else {
@@ -781,7 +808,7 @@ extension IndexStore {
                         var explanation = RankingExplanation()
                         // The terms of the item's attributes of one tier, read once for the words whose matched term
                         // is not the typed word. Only the matched tier's: points tell the tier apart (8, 4, 2, 1 ×
-                        // 1, 0.9, 0.6 are all different), and tokenizing a whole record (a package's long
+                        // 1, 0.9, 0.6, 0.55 are all different), and tokenizing a whole record (a package's long
                         // description) for each hit was a quarter of a filtered search.
                         var terms: [Int: [String: UInt8]] = [:]
                         func itemTerms(tier: Int) -> [String: UInt8] {

@@ -153,7 +153,7 @@ final class SegmentColumns: Sendable {
         NameSignals(words: Int(nameWords[i]), first: nameFirst[i], key: nameKey[i])
     }
 
-    /// The code of `letter` (`Initials`) of the item at `i`.
+    /// The `MatchCode` of `letter` (`Initials`) of the item at `i`.
     @inline(__always)
     func initial(at i: Int, letter: Int) -> UInt8 {
         Initials.code(initials[i * Initials.byteCount..<(i + 1) * Initials.byteCount], letter: letter)

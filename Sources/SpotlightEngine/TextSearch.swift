@@ -25,7 +25,13 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
     }
 
     package enum MatchKind: String, Sendable, Hashable {
-        case exact, prefix, typo
+        /// The word itself; a term the word begins (the word being typed).
+        case exact, prefix
+        /// One typo of the whole term (`Typos`).
+        case typo
+        /// Two typos of the whole term, or typos of a beginning of it only (the word being typed): a weaker match
+        /// than one typo of the whole term, as a beginning is weaker than the whole word.
+        case weakTypo
     }
 
     package var words: [WordMatch] = []
@@ -75,8 +81,9 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
 ///
 /// - each query word contributes `tierWeight[tier] × kindFactor` for its best match in the item, where the tiers
 ///   are name (title, displayName) 8, keywords 4, description 2, body 1, and the kind factor is exact 1.0,
-///   prefix 0.9, typo 0.6 (a prefix of a name word is 0.8 below the whole word: less than what `rankingHint`
-///   adds, so a very popular `numpy` outranks an obscure `add-two-num` for `num`);
+///   prefix 0.9, typo 0.6 (one typo of the whole word), weak typo 0.55 (two typos of the whole word, or typos of
+///   a beginning only): a prefix of a name word is 0.8 below the whole word, and a weak typo 0.4 below a typo,
+///   less than what `rankingHint` adds, so a very popular `numpy` outranks an obscure `add-two-num` for `num`;
 /// - the name (`NameSignals`, `NameMatch`): 3.5 when the typed words are exactly the item's name (all matched
 ///   whole in the name, and the name's words joined equal the typed words joined), 2.1 when they are once their
 ///   typos are corrected (`NameKeys`); 0.25 when the first typed word matched the name's first word; 0.25 ÷ the
@@ -94,10 +101,12 @@ package enum Ranking {
         case .exact: return 1.0
         case .prefix: return 0.9
         case .typo: return 0.6
+        case .weakTypo: return 0.55
         }
     }
-    /// Word points are whole tenths (8 × 0.9 = 7.2, 1 × 0.9 = 0.9, 2 × 0.6 = 1.2 …): sums of units are exact.
-    static let unitsPerPoint = 10.0
+    /// Word points are whole twentieths (8 × 0.9 = 7.2, 1 × 0.9 = 0.9, 2 × 0.6 = 1.2, 1 × 0.55 = 0.55 …): sums of
+    /// units are exact.
+    static let unitsPerPoint = 20.0
     /// The typed text is the item's whole name: above everything static (hint, recency and the other name parts
     /// add at most 3.5 to a rival), below engagement with a static edge.
     package static let exactNamePoints = 3.5
@@ -112,22 +121,38 @@ package enum Ranking {
     }
     /// How the query word `word` matches the item's word `term`, if it does: the same word, a prefix of it (when
     /// `prefix`), or within `typoBudget` edits of it (`Typos`: the first letter kept, or the first letter as the one
-    /// typo, `Typos.firstLetterTypo`).
+    /// typo, `Typos.firstLetterTypo`): one edit of the whole term is a typo, two edits of it, or edits of a
+    /// beginning of it only (when `prefix`), a weak typo.
     static func matchKind(_ word: String, term: String, prefix: Bool, typoBudget: Int) -> RankingExplanation.MatchKind? {
         if term == word { return .exact }
         if prefix && term.hasPrefix(word) { return .prefix }
         guard typoBudget > 0 else { return nil }
-        if term.unicodeScalars.first == word.unicodeScalars.first,
-           (prefix ? Typos.prefixDistance(word, term, limit: typoBudget) : Typos.distance(word, term, limit: typoBudget)) <= typoBudget {
-            return .typo
+        if term.unicodeScalars.first == word.unicodeScalars.first {
+            // (For the word being typed, its beginnings first: most terms of an item are none, and are ruled out
+            // with one bounded distance, as before there were weak typos.)
+            if prefix, Typos.prefixDistance(word, term, limit: typoBudget) > typoBudget { return nil }
+            let whole = Typos.distance(word, term, limit: typoBudget)
+            if whole <= typoBudget { return whole <= 1 ? .typo : .weakTypo }
+            return prefix ? .weakTypo : nil
         }
         // A first-letter typo keeps the length within one (the rest typed right); checked on the UTF-8 counts
         // first, since this runs for every term of a candidate.
         let typed = word.utf8.count, other = term.utf8.count
         guard prefix ? other + 1 >= typed : abs(other - typed) <= 1, let w0 = word.utf8.first, let t0 = term.utf8.first,
               w0 != t0, w0 < 0x80, t0 < 0x80 else { return nil }
-        if Typos.firstLetterTypo(word.unicodeScalars.map(\.value), term.unicodeScalars.map(\.value), prefix: prefix) { return .typo }
+        let typedScalars = word.unicodeScalars.map(\.value), termScalars = term.unicodeScalars.map(\.value)
+        // The one typo, of the whole term or (the word being typed) of a beginning of it.
+        if abs(other - typed) <= 1, Typos.firstLetterTypo(typedScalars, termScalars, prefix: false) { return .typo }
+        if prefix, Typos.firstLetterTypo(typedScalars, termScalars, prefix: true) { return .weakTypo }
         return nil
+    }
+
+    /// The nearest of a word's corrections (terms within its typo budget of the whole word): those one typo away
+    /// when there are any, else all. A name spelled with a correction two typos away is not the name a person meant
+    /// when another is one typo away (`traslates` means `translates` before `translate`).
+    static func nearestCorrections(_ corrections: [String], of word: String, budget: Int) -> [String] {
+        let near = corrections.filter { matchKind(word, term: $0, prefix: false, typoBudget: budget) == .typo }
+        return near.isEmpty ? corrections : near
     }
     package static let maxRankingHintPoints = 1.5
     package static let maxRecencyPoints = 1.5

@@ -53,7 +53,8 @@ package enum Typos {
                                letter: VocabularyLetters.Letter? = nil) throws -> [String]
     {
         func isTypo(_ term: String) -> Bool {
-            Ranking.matchKind(word, term: term, prefix: false, typoBudget: budget) == .typo
+            let kind = Ranking.matchKind(word, term: term, prefix: false, typoBudget: budget)
+            return kind == .typo || kind == .weakTypo
         }
         var found = terms.filter(isTypo)
         guard !ranges.isEmpty else { return found }

@@ -77,13 +77,22 @@ final class InitialsTests: XCTestCase {
         XCTAssertEqual(code("u"), 0)
         XCTAssertEqual(code("z"), 0)
         XCTAssertEqual(code("b"), 0)
-        // Lower codes are more points, as `encode` and the search's scratch assume; codes past 12 are no match.
-        let points = (1...12).map { MatchCode.points[$0] }
+        // Lower codes are more points, as `encode` and the search's scratch assume; codes past 16 are no match.
+        let points = (1...16).map { MatchCode.points[$0] }
         XCTAssertEqual(points, points.sorted(by: >))
-        XCTAssertEqual(Set(points).count, 12)
-        for (got, want) in zip(points, [8, 7.2, 4.8, 4, 3.6, 2.4, 2, 1.8, 1.2, 1, 0.9, 0.6]) { XCTAssertEqual(got, want, accuracy: 1e-12) }
-        XCTAssertEqual(MatchCode.points[13...].filter { $0 != 0 }, [])
-        XCTAssertEqual(MatchCode.units[1...12].map { $0 }, [80, 72, 48, 40, 36, 24, 20, 18, 12, 10, 9, 6])
+        XCTAssertEqual(Set(points).count, 16)
+        for (got, want) in zip(points, [8, 7.2, 4.8, 4.4, 4, 3.6, 2.4, 2.2, 2, 1.8, 1.2, 1.1, 1, 0.9, 0.6, 0.55]) {
+            XCTAssertEqual(got, want, accuracy: 1e-12)
+        }
+        XCTAssertEqual(MatchCode.points[17...].filter { $0 != 0 }, [])
+        XCTAssertEqual(MatchCode.units[1...16].map { $0 }, [160, 144, 96, 88, 80, 72, 48, 44, 40, 36, 24, 22, 20, 18, 12, 11])
+        XCTAssertFalse(MatchCode.isMatch(MatchCode.unmatched))
+        // The stored codes are format 3's, exact and prefix by tier (`1 + 3 × tier + kind`): stores written before
+        // the weak typo read the same matches.
+        XCTAssertEqual(bytes[19 >> 1] >> 4, 5, "t: a prefix in the keywords, stored as 1 + 3 × 1 + 1")
+        XCTAssertEqual((1...12).map { Int(Initials.matchCodes[$0]) },
+                       [1, 2, 0, 5, 6, 0, 9, 10, 0, 13, 14, 0].map { $0 })
+        XCTAssertEqual(Initials.matchCodes[13...].filter { $0 != 0 }, [])
         // Only one ASCII letter or digit has a column; damaged bytes read as no match.
         XCTAssertNil(Initials.index(ofWord: "ü"))
         XCTAssertNil(Initials.index(ofWord: "ab"))

@@ -129,6 +129,30 @@ final class NameRankingTests: XCTestCase {
         XCTAssertEqual(hits.last?.explanation.nameStartPoints, 0)
     }
 
+    func testOneTypoRanksAboveTwoAndAWholeWordAboveABeginning() throws {
+        // The benchmark's typo misses on PyPI: `traslates` listed `translate` (two typos, a whole name corrected)
+        // above `translates` (one typo); `transformig` listed `transform` above `transforming`; `bulids` listed
+        // `buildscad` (a typo of its beginning `builds`) above `j-builds` (a typo of the whole word). The
+        // identifiers put the weaker match first: only the kind of typo tells them apart.
+        try store.apply([.upsert(item("a-translate", "translate")), .upsert(item("b-translates", "translates")),
+                         .upsert(item("a-transform", "transform kit")), .upsert(item("b-transforming", "transforming kit")),
+                         .upsert(item("a-buildscad", "buildscad tool")), .upsert(item("b-builds", "builds tool"))], now: now)
+        let translates = try search("traslates")
+        XCTAssertEqual(translates.map(\.item.uniqueIdentifier).prefix(2), ["b-translates", "a-translate"])
+        XCTAssertEqual(translates.map { $0.explanation.words.first?.kind }.prefix(2), [.typo, .weakTypo])
+        // Only the nearest correction names the item whole: `translates`, one typo away, not `translate`, two.
+        XCTAssertEqual(translates.map(\.explanation.exactNamePoints).prefix(2), [Ranking.correctedNamePoints, 0])
+        XCTAssertEqual(translates.last?.explanation.words.first?.points ?? 0, 8 * 0.55, accuracy: 1e-12)
+        XCTAssertEqual(try ids("transformig").prefix(2), ["b-transforming", "a-transform"])
+        let builds = try search("bulids")
+        XCTAssertEqual(builds.map(\.item.uniqueIdentifier).prefix(2), ["b-builds", "a-buildscad"])
+        XCTAssertEqual(builds.map { $0.explanation.words.first?.kind }.prefix(2), [.typo, .weakTypo])
+        // Two typos of the whole word and a typo of a beginning weigh the same; a prefix still beats any typo.
+        try store.apply([.upsert(item("c-translation", "translation"))], now: now)
+        XCTAssertEqual(try ids("translat").first, "a-translate")
+        XCTAssertEqual(Ranking.kindFactor(.weakTypo), 0.55)
+    }
+
     func testAMisspelledWholeNameIsTheExactName() throws {
         // The benchmark's typo queries: `etensions` listed `typing-extensions` and `mypy-extensions` (more popular,
         // prefix-free typo matches like it) above `extensions`, the package `extensions` names; typed right, it comes
@@ -155,9 +179,11 @@ final class NameRankingTests: XCTestCase {
         XCTAssertEqual(airflow.first?.item.uniqueIdentifier, "airflow")
         XCTAssertEqual(airflow.first?.explanation.exactNamePoints, Ranking.correctedNamePoints)
         XCTAssertEqual(airflow.first { $0.item.uniqueIdentifier == "providers" }?.explanation.exactNamePoints, 0)
-        // A typo of a beginning is no whole name: `pyhto` (two edits from `python`, one from its beginning `pytho`).
+        // A typo of a beginning is no whole name: `pyhto` (two edits from `python`, one from its beginning `pytho`),
+        // and a weak typo.
         let typing = try XCTUnwrap(search("pyhto").first { $0.item.uniqueIdentifier == "python" })
-        XCTAssertEqual(typing.explanation.words.first?.kind, .typo)
+        XCTAssertEqual(typing.explanation.words.first?.kind, .weakTypo)
+        XCTAssertEqual(typing.explanation.words.first?.points ?? 0, 8 * 0.55, accuracy: 1e-12)
         XCTAssertEqual(typing.explanation.exactNamePoints, 0)
         // The name typed right still comes first: its word is exact (8 points), the corrected one's a typo (4.8).
         let brainz = try search("brainz")

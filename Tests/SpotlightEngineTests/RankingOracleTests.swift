@@ -19,7 +19,9 @@ final class RankingOracleTests: XCTestCase {
     typealias Generator = SplitMix64
 
     static let vocabulary = ["for", "the", "tool", "tools", "test", "testing", "python", "pytest", "data", "database",
-                             "driver", "dry", "to", "a", "an", "and", "table", "tab", "pipe", "pip"]
+                             "driver", "dry", "to", "a", "an", "and", "table", "tab", "pipe", "pip",
+                             // Words of 9 letters and more, whose misspellings have corrections one and two typos away.
+                             "translate", "translates", "transform", "transforming"]
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("oracle-\(UUID().uuidString)")
@@ -76,7 +78,10 @@ final class RankingOracleTests: XCTestCase {
         var corrections = words.enumerated().map { i, word -> Set<String> in
             let budget = Typos.budget(for: word)
             guard typos[i], budget > 0 else { return [] }
-            return vocabulary.filter { $0 != word && Ranking.matchKind(word, term: $0, prefix: false, typoBudget: budget) == .typo }
+            // The nearest only: one typo away when any is, else two.
+            let kinds = vocabulary.filter { $0 != word }.map { ($0, Ranking.matchKind(word, term: $0, prefix: false, typoBudget: budget)) }
+            let one = Set(kinds.filter { $0.1 == .typo }.map(\.0))
+            return one.isEmpty ? Set(kinds.filter { $0.1 == .weakTypo }.map(\.0)) : one
         }
         if corrections.reduce(1, { $0 * ($1.count + 1) }) > NameKeys.maxSpellings { corrections = words.map { _ in [] } }
         var scored: [(uid: String, score: Double, item: StoredItem)] = []
@@ -101,9 +106,9 @@ final class RankingOracleTests: XCTestCase {
                    first.points >= matches[0].points {
                     start = 0.25
                 }
-                if matches.allSatisfy({ $0.tier == 0 && ($0.kind == .exact || $0.kind == .typo) }),
+                if matches.allSatisfy({ $0.tier == 0 && $0.kind != .prefix }),
                    spells(name.joined(), words: words, corrections: corrections) {
-                    exact = matches.contains { $0.kind == .typo } ? 3.5 * 0.6 : 3.5
+                    exact = matches.contains { $0.kind == .typo || $0.kind == .weakTypo } ? 3.5 * 0.6 : 3.5
                 }
             }
             points = points + exact + start + length
@@ -209,7 +214,11 @@ final class RankingOracleTests: XCTestCase {
         for query in ["pyhton", "databse", "tsting", "drievr", "pyhton t", "for databse", "the tesitng to", "pytset",
                       "tabel", "databsae d", "for the drivr", "pipee",
                       // The first letter as the one typo: replaced, left out, typed after another, swapped.
-                      "bython", "ython", "xpython", "ypthon", "atble", "esting", "rdiver", "ytho", "for ataba", "eatabase"] {
+                      "bython", "ython", "xpython", "ypthon", "atble", "esting", "rdiver", "ytho", "for ataba", "eatabase",
+                      // One typo of a long word against two (`translates` against `translate`), of a whole word against
+                      // of a beginning only, and two typos at most.
+                      "traslates", "transformig", "transfrom", "the traslates", "tarnsform t", "trnslte", "transfomring",
+                      "translatse", "trasform", "transformign to", "ranslates"] {
             try check(query, typos: true)
             try check(query, limit: 0, typos: true)
         }
