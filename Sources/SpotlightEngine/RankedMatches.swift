@@ -308,8 +308,9 @@ extension IndexStore {
                 // A range's terms are read as weak typos (beginnings); the few of them one typo from the whole word
                 // are read first as typos (the better code stays).
                 if !typoRanges.isEmpty {
-                    let whole = try Typos.wholeWordTypos(of: word, budget: budget, terms: [], ranges: typoRanges, db, letter: letter)
-                    for text in whole where !known.contains(text) && kind(text) == .typo {
+                    let whole = try Typos.wholeWordTypos(of: word, budget: budget, edits: 1, terms: [], ranges: typoRanges,
+                                                         db, letter: letter)
+                    for text in whole where !known.contains(text) {
                         terms.append((text, .typo, 0))
                         known.insert(text)
                     }

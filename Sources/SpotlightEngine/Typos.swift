@@ -47,18 +47,25 @@ package enum Typos {
     /// The terms within `budget` typos of the whole `word` (`Ranking.matchKind(_:term:prefix: false:typoBudget:)`,
     /// `NameKeys`' corrections) among a search's typo matches of it as a prefix (`neighbourSpans`'s `terms` and
     /// `ranges`): a term within the budget of the whole word is within it of a beginning too (itself), so it is one of
-    /// those. A range's terms are stepped only as far as they can be short enough, and only the few that match are
-    /// looked up (`df > 0`).
-    static func wholeWordTypos(of word: String, budget: Int, terms: [String], ranges: [String], _ db: Database,
-                               letter: VocabularyLetters.Letter? = nil) throws -> [String]
+    /// those. With `edits` 1, only those one typo away (a range's terms a search reads as typos, not weak typos). A
+    /// range's terms are stepped only as far as they can be short enough, and only the few that match are looked up
+    /// (`df > 0`).
+    static func wholeWordTypos(of word: String, budget: Int, edits: Int? = nil, terms: [String], ranges: [String],
+                               _ db: Database, letter: VocabularyLetters.Letter? = nil) throws -> [String]
     {
+        let edits = min(edits ?? budget, budget)
         func isTypo(_ term: String) -> Bool {
             let kind = Ranking.matchKind(word, term: term, prefix: false, typoBudget: budget)
-            return kind == .typo || kind == .weakTypo
+            return kind == .typo || (edits > 1 && kind == .weakTypo)
         }
         var found = terms.filter(isTypo)
         guard !ranges.isEmpty else { return found }
-        let longest = word.utf8.count + 4 * budget
+        // An edit adds at most one scalar of up to 4 bytes; an ASCII term has a scalar per byte, so one more than
+        // `edits` bytes longer than the word is too far without making its text (most of a short range's terms).
+        let typed = word.utf8.count, longest = typed + 4 * edits
+        func mayMatch<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+            bytes.count <= typed + edits || (bytes.count <= longest && bytes.contains { $0 >= 0x80 })
+        }
         var inRanges: [String] = []
         if let letter {
             letter.bytes.withUnsafeBufferPointer { all in
@@ -69,7 +76,7 @@ package enum Typos {
                         let start = Int(letter.starts[i]), end = Int(letter.starts[i + 1])
                         let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
                         guard bytes.starts(with: beginning) else { break }
-                        if bytes.count <= longest {
+                        if mayMatch(bytes) {
                             let text = String(decoding: bytes, as: UTF8.self)
                             if isTypo(text) { inRanges.append(text) }
                         }
@@ -82,7 +89,7 @@ package enum Typos {
             let statement = try db.cachedStatement(sql: "SELECT text FROM term WHERE text >= ?1 AND text < ?2 AND df > 0")
             for range in ranges {
                 let texts = try String.fetchAll(statement, arguments: [range, range + "\u{10FFFF}"])
-                found += texts.filter { $0.utf8.count <= longest && isTypo($0) }
+                found += texts.filter { mayMatch($0.utf8) && isTypo($0) }
             }
         }
         return found
