@@ -129,6 +129,16 @@ final class CSUserQueryTests: IndexTestCase {
         // A typo lights up the word it was corrected to.
         let chocolate = try XCTUnwrap(try AppSearch().search("chcolate", limit: 1).first)
         XCTAssertEqual(chocolate.highlights().name?.pieces.filter(\.isMatch).map { String($0.text) }, ["Chocolate"])
+        XCTAssertEqual(chocolate.explanation.words.first?.kind, .typo)
+        XCTAssertEqual(chocolate.explanation.words.first?.points ?? 0, 8 * 0.6, accuracy: 1e-12)
+        // A weak typo (of a beginning only, the word being typed: `chcola` → `chocola…`) is reported as a typo, its
+        // points telling it from one of the whole word, and lights up its word as well.
+        let typing = try XCTUnwrap(try AppSearch().search("chcola", limit: 1).first)
+        XCTAssertEqual(typing.uniqueIdentifier, "chocolate-almond-milk")
+        XCTAssertEqual(typing.explanation.words.first?.kind, .typo)
+        XCTAssertEqual(typing.explanation.words.first?.matchedWord, "chocolate")
+        XCTAssertEqual(typing.explanation.words.first?.points ?? 0, 8 * 0.55, accuracy: 1e-12)
+        XCTAssertEqual(typing.highlights().name?.pieces.filter(\.isMatch).map { String($0.text) }, ["Chocolate"])
     }
 
     func testEngagementMovesAResultUp() async throws {
