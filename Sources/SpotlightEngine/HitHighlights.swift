@@ -39,7 +39,7 @@ package struct HitHighlights: Sendable, Hashable {
     static func queryWords(_ explanation: RankingExplanation, lastWordIsPrefix: Bool) -> [Highlighter.QueryWord] {
         explanation.words.enumerated().map { i, match in
             Highlighter.QueryWord(match.queryWord, isPrefix: lastWordIsPrefix && i == explanation.words.count - 1,
-                                  alsoMatches: match.kind == .typo || match.kind == .weakTypo ? [match.matchedTerm] : [])
+                                  alsoMatches: match.kind.isTypo ? [match.matchedTerm] : [])
         }
     }
 

@@ -13,7 +13,7 @@ import Foundation
 /// Each letter has a 4-bit code: 0 when no word of the item starts with it, else the code of an exact match (the
 /// letter as a whole word) or a prefix match in the best tier, so a lower code is always more points (`storedCode`:
 /// the `MatchCode` of format 3 to 15, `1 + 3 × tier + kind`, kept on disk as written and converted as it is read,
-/// `matchCode`, since `MatchCode` has four kinds). 36
+/// `matchCodes`, since `MatchCode` has four kinds). 36
 /// letters, two to a byte: at most 18 bytes per item, without the zero bytes at the end (format 7: digits come
 /// last and few items have words starting with them, so PyPI's items keep 10.6 bytes on average; a missing byte
 /// reads as zero codes, so format 6's 18 bytes read the same). The first letter

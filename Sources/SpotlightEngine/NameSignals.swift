@@ -148,7 +148,7 @@ struct NameMatch {
     static func isWhole(tier: Int, kind: RankingExplanation.MatchKind) -> Bool {
         // (A weak typo of a beginning only is no correction of the word: the name's key then is no spelling of the
         // query, `NameKeys`.)
-        tier == 0 && (kind == .exact || kind == .typo || kind == .weakTypo)
+        tier == 0 && (kind == .exact || kind.isTypo)
     }
 
     /// From each query word's best match, in query order; `firstIsPrefix`: whether the first query word is matched
@@ -162,7 +162,7 @@ struct NameMatch {
                   startsName: first.tier == 0 && Self.firstWordMatches(first.queryWord, as: first.kind, prefix: firstIsPrefix,
                                                                         first: name.first),
                   wholeName: matches.allSatisfy { Self.isWhole(tier: $0.tier, kind: $0.kind) } && keys.contains(name.key),
-                  anyTypo: matches.contains { $0.kind == .typo || $0.kind == .weakTypo }, name: name)
+                  anyTypo: matches.contains { $0.kind.isTypo }, name: name)
     }
 
     /// Whether the name's first word `first` matches the query word `word` at least as well as `kind`, the kind of
@@ -173,7 +173,7 @@ struct NameMatch {
         if first == word { return true }
         // Byte by byte, as the term dictionary enumerates a prefix's terms (both are folded the same way).
         if prefix, first.utf8.starts(with: word.utf8) { return kind != .exact }
-        guard kind == .typo || kind == .weakTypo,
+        guard kind.isTypo,
               let firstKind = Ranking.matchKind(word, term: first, prefix: prefix, typoBudget: Typos.budget(for: word))
         else { return false }
         return Ranking.kindFactor(firstKind) >= Ranking.kindFactor(kind)

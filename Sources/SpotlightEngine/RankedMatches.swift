@@ -13,7 +13,7 @@ import Synchronization
 /// How a query word matches an item, in one byte: `1 + 4 × tier + kind` (kind 0 exact, 1 prefix, 2 typo, 3 weak
 /// typo), 0 for no match. A lower code is always more points (8, 7.2, 4.8, 4.4, 4, 3.6, 2.4, 2.2, 2, 1.8, 1.2, 1.1, 1,
 /// 0.9, 0.6, 0.55), so the best match of an item is the smallest code. (The `Initials` column stores codes of its
-/// own, exact and prefix matches only, converted as they are read: `Initials.matchCode`.)
+/// own, exact and prefix matches only, converted as they are read: `Initials.matchCodes`.)
 enum MatchCode {
     /// In a word's scratch: a candidate no posting of the word has matched yet (above every code).
     static let unmatched: UInt8 = 31
@@ -338,7 +338,7 @@ extension IndexStore {
                         let row = exact ? 1 : 2
                         try list.forEach(tiers: tiers) { item, tiers in fold.pointee.consider(item, tiers, row) }
                     }
-                    remaining = terms.filter { $0.kind == .typo || $0.kind == .weakTypo }[...]
+                    remaining = terms.filter { $0.kind.isTypo }[...]
                 }
                 // Few candidates against long posting lists: decode only the blocks that may hold one of them.
                 var sorted: [Int64]? = nil

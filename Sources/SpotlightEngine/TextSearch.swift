@@ -32,6 +32,9 @@ package struct RankingExplanation: Sendable, Hashable, CustomStringConvertible {
         /// Two typos of the whole term, or typos of a beginning of it only (the word being typed): a weaker match
         /// than one typo of the whole term, as a beginning is weaker than the whole word.
         case weakTypo
+
+        /// Either kind of typo.
+        package var isTypo: Bool { self == .typo || self == .weakTypo }
     }
 
     package var words: [WordMatch] = []
