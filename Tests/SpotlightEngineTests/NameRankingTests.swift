@@ -318,4 +318,87 @@ final class NameRankingTests: XCTestCase {
         }
         XCTAssertGreaterThan(IndexStore.nameTierAnswers.load(ordering: .relaxed), answered + 10, "the name tier answered")
     }
+
+    /// A search of several words whose matches in the name settle the top `limit` (`IndexStore.nameTierFirstPostings`)
+    /// ranks them exactly as ranking every match does, and falls back to every match when they cannot: random
+    /// names, descriptions and keywords over a few words, hints and dates, dead items, one-letter last words (the
+    /// initials column) and whole words, every limit.
+    func testNameMatchesOfEveryWordReadFirstRankAsEveryMatchDoes() throws {
+        var random = RankingOracleTests.Generator(state: 20261202)
+        let words = ["alpha", "beta", "cloud", "client", "for", "the", "delta", "data", "gamma", "go"]
+        func text(_ count: ClosedRange<Int>) -> String {
+            (0..<Int.random(in: count, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
+        }
+        var operations: [IndexOperation] = []
+        for n in 0..<900 {
+            var item = item("i\(n)", n % 5 == 0 ? "other \(n)" : text(1...4),
+                            hint: n % 6 == 0 ? Int.random(in: 0...100, using: &random) : nil, description: text(2...6),
+                            lastUsed: n % 9 == 0 ? now.addingTimeInterval(-Double.random(in: 1...400, using: &random) * 86_400) : nil)
+            if n % 4 == 0 { item.attributes["keywords"] = .array([.string(words.randomElement(using: &random)!)]) }
+            operations.append(.upsert(item))
+        }
+        try store.apply(operations, now: now)
+        try store.apply([.delete(identifiers: (0..<900).filter { $0 % 17 == 3 }.map { "i\($0)" })], now: now)
+        let saved = IndexStore.nameTierFirstPostings.load(ordering: .relaxed)
+        defer { IndexStore.nameTierFirstPostings.store(saved, ordering: .relaxed) }
+        let queries = ["alpha b", "for c", "the a", "beta g", "alpha beta d", "cloud client c", "data d", "go g",
+                       "alpha beta", "for the", "gamma delta", "zeta a", "alpha zeta"]
+        func compare(_ label: String) throws {
+            for typed in queries {
+                for (whole, limit) in [(false, 1), (false, 5), (false, 20), (false, 100), (true, 5), (true, 20)] {
+                    var options = TextSearchOptions(limit: limit)
+                    options.now = now
+                    options.usePrefixLists = false
+                    options.lastWordIsPrefix = !whole
+                    IndexStore.nameTierFirstPostings.store(1, ordering: .relaxed)
+                    let first = try store.search(typed, options: options)
+                    IndexStore.nameTierFirstPostings.store(.max, ordering: .relaxed)
+                    let every = try store.search(typed, options: options)
+                    let context = "\(label): \(typed), limit \(limit), whole \(whole)"
+                    XCTAssertEqual(first.map(\.item.uniqueIdentifier), every.map(\.item.uniqueIdentifier), context)
+                    XCTAssertEqual(first.map(\.score), every.map(\.score), context)
+                    XCTAssertEqual(first.map(\.explanation.description), every.map(\.explanation.description), context)
+                }
+            }
+        }
+        let answered = IndexStore.nameTierAnswers.load(ordering: .relaxed)
+        try compare("hints and old dates")
+        XCTAssertGreaterThan(IndexStore.nameTierAnswers.load(ordering: .relaxed), answered + 20, "the names answered")
+    }
+
+    /// The bound the names' matches must beat is what any other item could score: an item with the highest hint and
+    /// a use a moment ago, whose name is the one-letter last word typed whole (8 points) and whose keywords hold
+    /// the other word (4), scores 15.25 for `alpha b`, above a long name that holds both words (8 + 7.2 for `beta`
+    /// + 0.02 for its length). Read with the names' matches first, it must still come before that name: the names
+    /// settle a top `limit` only when their last scores above 15.5 (one word's 4 points short of two whole words
+    /// in the name, plus the most the hints, dates and name parts add).
+    func testAnItemMatchedOutsideTheNameThatOutranksNameMatchesIsNeverLeftOut() throws {
+        let long = "go go go go go go go go go go alpha beta"
+        var operations: [IndexOperation] = (0..<12).map { .upsert(item("long\($0)", long)) }
+        operations += (0..<3).map { .upsert(item("named\($0)", "alpha beta", hint: 100)) }
+        var outside = item("outside", "b", hint: 100, lastUsed: now)
+        outside.attributes["keywords"] = .array([.string("alpha")])
+        operations.append(.upsert(outside))
+        try store.apply(operations, now: now)
+        let saved = IndexStore.nameTierFirstPostings.load(ordering: .relaxed)
+        defer { IndexStore.nameTierFirstPostings.store(saved, ordering: .relaxed) }
+        for limit in [1, 3, 4, 5, 10, 16] {
+            var options = TextSearchOptions(limit: limit)
+            options.now = now
+            options.usePrefixLists = false
+            IndexStore.nameTierFirstPostings.store(.max, ordering: .relaxed)
+            let every = try store.search("alpha b", options: options)
+            let answered = IndexStore.nameTierAnswers.load(ordering: .relaxed)
+            IndexStore.nameTierFirstPostings.store(1, ordering: .relaxed)
+            let first = try store.search("alpha b", options: options)
+            XCTAssertEqual(first.map(\.item.uniqueIdentifier), every.map(\.item.uniqueIdentifier), "limit \(limit)")
+            XCTAssertEqual(first.map(\.score), every.map(\.score), "limit \(limit)")
+            // The three short names (8 + 7.2 + 0.25 + 0.125 + 1.5) settle a top 3 alone; past them, the long names
+            // 15.22 do not, and the item outside the name comes fourth.
+            XCTAssertEqual(IndexStore.nameTierAnswers.load(ordering: .relaxed) > answered, limit <= 3, "limit \(limit)")
+            if limit >= 4 {
+                XCTAssertEqual(every.map(\.item.uniqueIdentifier)[3], "outside", "limit \(limit)")
+            }
+        }
+    }
 }
