@@ -298,35 +298,6 @@ extension IndexStore {
                     hotPrefix = words[0]
                 }
             }
-            // One word with many postings, no typos, no filter and no engagement: a match in the name (7.2 points
-            // or more) outranks every other (4 points at most, plus what the columns' hints and dates add, here
-            // less than 3.2), so when `limit` of the name's matches are live hits they are the top `limit`. Only
-            // the name tier's postings are read then (blocks without one are skipped undecoded), and only those
-            // items ranked: `pyth` on PyPI has 15,000 of them among 174,000 matches.
-            if words.count == 1, initialLetter == nil, filterIDs == nil, accepted == nil, options.filter == nil,
-               options.boosts.isEmpty, options.limit > 0, order[0].1 >= Self.nameTierFirstPostings.load(ordering: .relaxed),
-               !(options.typoTolerance && order[0].1 < Typos.expansionThreshold),
-               Ranking.tierWeights[1] + space.maxStaticPoints(now: options.now) < Ranking.tierWeights[0] * Ranking.kindFactor(.prefix) {
-                let word = RankedWord(word: words[0], prefix: options.lastWordIsPrefix, typos: false)
-                var scratch = scratchPool.take(count: space.count)
-                var touched: [Int32] = []
-                try Self.foldWord(db, word: word.word, prefix: word.prefix, typos: false, space: space, scratch: &scratch,
-                                  candidates: nil, sortedIDs: { [] }, touched: &touched, tiers: 1 << TextTier.name.rawValue,
-                                  isCancelled: options.isCancelled)
-                let codes = Self.takeCodes(&scratch, at: touched)
-                scratchPool.giveBack(scratch)
-                if touched.count >= options.limit {
-                    let hits = try Self.topHits(db, candidates: Candidates(dense: touched, codes: codes, word: 0, words: 1),
-                                                words: [word], options: options, columns: space, values: valueColumns)
-                    if hits.count >= options.limit {
-                        // (How many items match in every tier is not known here: the word's postings stand for it.)
-                        noteIfHot(matches: order[0].1)
-                        Self.nameTierAnswers.add(1, ordering: .relaxed)
-                        return hits
-                    }
-                }
-                // Fewer live name matches than `limit`: every match is ranked, below.
-            }
             // The words matched in `order`, each narrowing the candidates (nil: every item, before the first word;
             // numbered densely over the segments; a selective filter's items are the first candidates). With
             // `nameOnly`, a word matches only in the name tier: its lists' other postings are passed over (blocks
@@ -423,20 +394,21 @@ extension IndexStore {
                 }
                 return (candidates, ranked)
             }
-            // Several words, each with many postings and none matched with typos, no filter and no engagement: the
-            // items that every word matches in the name get at least 8 points a word (7.2 for a word being typed),
-            // and any other at most 4 for one of its words, less than 3.2 behind, plus what the columns' hints,
-            // dates and name parts add. So the items matched in the name alone are ranked first, and when `limit`
-            // of them are live hits and the last scores above what any other item could, they are the top `limit`:
-            // `for c` on PyPI ranked its names among `for`'s 346,000 postings (6–7 ms), and now reads those
-            // postings' name tier alone (0.6–1 ms). Exact: the same codes as reading every tier (a match in the name
-            // outranks any other), ranked by `topHits`. Tried only when no word is a beginning read as a range of
-            // terms (a one-letter last word is answered by the initials column): a range of terms costs about as
-            // much in one tier as in all, and when the names held too few matches (`for cr`, `library for re`)
-            // it was read twice, 1–2 ms more.
-            if words.count > 1, filterIDs == nil, accepted == nil, options.filter == nil, options.boosts.isEmpty,
-               options.limit > 0, order[0].1 >= Self.nameTierFirstPostings.load(ordering: .relaxed),
-               initialLetter != nil || !options.lastWordIsPrefix,
+            // Words with many postings, none matched with typos, no filter and no engagement: the items that every
+            // word matches in the name get at least 8 points a word (7.2 for a word being typed), and any other at
+            // most 4 for one of its words, 3.2 behind at least, plus what the columns' hints, dates and name parts
+            // add. So the items matched in the name alone are ranked first, and when `limit` of them are live hits
+            // and the last scores above what any other item could, they are the top `limit`: only the name tier's
+            // postings are read (blocks without one are skipped undecoded), and only those items ranked. `pyth` on
+            // PyPI has 15,000 of them among 174,000 matches; `for c` ranked its names among `for`'s 346,000
+            // postings (6–7 ms), and now reads those postings' name tier alone (0.6–1 ms). Exact: the same codes as
+            // reading every tier (a match in the name outranks any other), ranked by `topHits`. Several words are
+            // tried only when none is a beginning read as a range of terms (a one-letter last word is answered by
+            // the initials column): a range of terms costs about as much in one tier as in all, and when the names
+            // held too few matches (`for cr`, `library for re`) it was read twice, 1–2 ms more.
+            if filterIDs == nil, accepted == nil, options.filter == nil, options.boosts.isEmpty, options.limit > 0,
+               order[0].1 >= Self.nameTierFirstPostings.load(ordering: .relaxed),
+               words.count == 1 ? initialLetter == nil : initialLetter != nil || !options.lastWordIsPrefix,
                !options.typoTolerance || order.allSatisfy({ $0.1 >= Typos.expansionThreshold }) {
                 if let (named, ranked) = try matchWords(nameOnly: true), let named, named.count >= options.limit {
                     let hits = try Self.topHits(db, candidates: named, words: ranked, options: options, columns: space,
@@ -447,6 +419,8 @@ extension IndexStore {
                     let others = Double(words.count) * Ranking.tierWeights[0] - (Ranking.tierWeights[0] - Ranking.tierWeights[1])
                         + space.maxStaticPoints(now: options.now)
                     if hits.count >= options.limit, hits[options.limit - 1].score > others + 1e-9 {
+                        // (How many items match in every tier is not known here: the word's postings stand for it.)
+                        noteIfHot(matches: order[0].1)
                         Self.nameTierAnswers.add(1, ordering: .relaxed)
                         return hits
                     }
