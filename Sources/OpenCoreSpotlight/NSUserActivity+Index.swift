@@ -303,7 +303,7 @@ public struct SavedUserActivity: Sendable, Hashable {
             }
         }
         guard broad || !deletedIdentifiers.isEmpty,
-              FileManager.default.fileExists(atPath: StoreLocation.storeURL(app: app, indexName: indexName, root: root).path)
+              FileManager.default.fileExists(atPath: StoreRegistry.location(app: app, indexName: indexName, root: root).url.path)
         else { return [] }
         let activities = try all(applicationIdentifier: app, rootDirectory: root)
         var doomed: [String] = []

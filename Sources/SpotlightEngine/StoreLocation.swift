@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -26,26 +27,60 @@ package enum StoreLocation {
     private static let rootOverride = LockedBox<URL?>(nil)
 
     /// The root directory of every index of this user.
+    ///
+    /// Read from the environment at every call (a process may change it), but made into a URL only when the
+    /// variables it comes from changed: every write asks for it, and `ProcessInfo`'s environment (a dictionary of
+    /// every variable, built at each call) and the URL were most of the ~60–90 µs that naming a single write's
+    /// store took (perf, PyPI's writes phase). A relative `OPENSPOTLIGHT_HOME` is resolved at every call, as
+    /// before (against the current directory).
     package static var rootDirectory: URL {
         get {
             if let root = rootOverride.value { return root }
-            let env = ProcessInfo.processInfo.environment
-            if let home = env[rootEnvironmentVariable], !home.isEmpty {
-                return URL(fileURLWithPath: home, isDirectory: true)
+            let sources = RootSources(home: environment(rootEnvironmentVariable), dataHome: environment("XDG_DATA_HOME"),
+                                      userHome: environment("HOME"))
+            if let last = lastRoot.withLock({ $0 }), last.sources == sources { return last.root }
+            let root: URL
+            if let home = sources.home, !home.isEmpty {
+                root = URL(fileURLWithPath: home, isDirectory: true)
+            } else if let xdg = sources.dataHome, xdg.hasPrefix("/") {
+                root = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("openspotlight")
+            } else {
+                root = homeDirectory.appendingPathComponent(".local/share/openspotlight", isDirectory: true)
             }
-            if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-                return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("openspotlight")
-            }
-            return homeDirectory.appendingPathComponent(".local/share/openspotlight", isDirectory: true)
+            if sources.isAbsolute { lastRoot.withLock { $0 = (sources, root) } }
+            return root
         }
         set { rootOverride.withLock { $0 = newValue } }
+    }
+
+    /// The variables `rootDirectory` comes from, as they were when it was last made.
+    private struct RootSources: Equatable {
+        var home: String?
+        var dataHome: String?
+        var userHome: String?
+
+        /// Whether the root they name depends on nothing else (a relative path depends on the current directory,
+        /// and no usable `HOME` on the password database).
+        var isAbsolute: Bool {
+            if let home, !home.isEmpty { return home.hasPrefix("/") }
+            if let dataHome, dataHome.hasPrefix("/") { return true }
+            return userHome?.hasPrefix("/") == true
+        }
+    }
+
+    private static let lastRoot = Mutex<(sources: RootSources, root: URL)?>(nil)
+
+    /// One environment variable, read where `getenv` reads it (as `ProcessInfo`'s environment does, without
+    /// building a dictionary of every variable).
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
     }
 
     /// The user's home: `$HOME` when it is an absolute path (as the XDG Base Directory specification and every
     /// shell use it), else the password database's entry. Foundation's `homeDirectoryForCurrentUser` reads only the
     /// latter on Linux, which writes into the account's real home when `HOME` points elsewhere.
     package static var homeDirectory: URL {
-        if let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") {
+        if let home = environment("HOME"), home.hasPrefix("/") {
             return URL(fileURLWithPath: home, isDirectory: true)
         }
         return FileManager.default.homeDirectoryForCurrentUser

@@ -148,6 +148,50 @@ final class StoreSafetyTests: XCTestCase {
 
     // MARK: - Item 1: recovery moves aside, uniquely, and never deletes
 
+    /// The root and each store's place are remembered between calls, but follow the environment as it changes
+    /// within the process (a relative root, against the current directory, at every call), and name the files
+    /// that building them from their components names.
+    func testStoreLocationsFollowTheEnvironmentAndMatchTheirComponents() throws {
+        let names = ["OPENSPOTLIGHT_HOME", "XDG_DATA_HOME"]
+        let saved = names.map { name in getenv(name).map { String(cString: $0) } }
+        defer {
+            for (name, value) in zip(names, saved) {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+            // (Tests leave no override between them: each that sets one resets it.)
+            StoreLocation.resetRootDirectory()
+        }
+        StoreLocation.resetRootDirectory()
+        let first = directory.appendingPathComponent("first").path, second = directory.appendingPathComponent("second").path
+        setenv("OPENSPOTLIGHT_HOME", first, 1)
+        XCTAssertEqual(StoreLocation.rootDirectory.path, first)
+        XCTAssertEqual(StoreRegistry.location(app: "org.example.a", indexName: "notes").url.path,
+                       first + "/apps/org.example.a/indexes/notes.sqlite")
+        setenv("OPENSPOTLIGHT_HOME", second, 1)
+        XCTAssertEqual(StoreLocation.rootDirectory.path, second)
+        XCTAssertEqual(StoreRegistry.location(app: "org.example.a", indexName: "notes").url.path,
+                       second + "/apps/org.example.a/indexes/notes.sqlite")
+        setenv("OPENSPOTLIGHT_HOME", "", 1)
+        setenv("XDG_DATA_HOME", first, 1)
+        XCTAssertEqual(StoreLocation.rootDirectory.path, first + "/openspotlight")
+        setenv("OPENSPOTLIGHT_HOME", "relative-root", 1)
+        XCTAssertEqual(StoreLocation.rootDirectory.path, URL(fileURLWithPath: "relative-root", isDirectory: true).path)
+        // An override wins over the environment, and is forgotten by a reset.
+        StoreLocation.rootDirectory = directory
+        XCTAssertEqual(StoreLocation.rootDirectory, directory)
+        StoreLocation.resetRootDirectory()
+        XCTAssertEqual(StoreLocation.rootDirectory.path, URL(fileURLWithPath: "relative-root", isDirectory: true).path)
+        // Names that need encoding, and an explicit root, name the file the components name.
+        for (app, index) in [("org.example.a", "_default"), ("a/b", ".."), ("ünï", "名前"), ("x%2Fy", "a b")] {
+            let remembered = StoreRegistry.location(app: app, indexName: index, root: directory)
+            let built = StoreLocation.storeURL(app: app, indexName: index, root: directory)
+            XCTAssertEqual(remembered.url, built, "\(app) \(index)")
+            XCTAssertEqual(remembered.key, built.standardizedFileURL.path)
+            XCTAssertEqual(StoreRegistry.location(app: app, indexName: index, root: directory).url, built)
+            XCTAssertTrue(remembered.url.path.hasPrefix(directory.path + "/apps/"), remembered.url.path)
+        }
+    }
+
     func testMoveAsideNeverOverwritesAnEarlierRescue() throws {
         let url = directory.appendingPathComponent("apps/app/indexes/test.sqlite")
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
