@@ -82,8 +82,8 @@ package struct AppIndexes: Sendable {
         let modified = FileTime(seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
         if let cached = Self.listings.withLock({ $0[directory] }), cached.modified == modified { return cached.indexes }
         let indexes = StoreLocation.indexNames(app: applicationIdentifier, root: root).filter(Self.isAppIndex).map { name in
-            let url = StoreLocation.storeURL(app: applicationIdentifier, indexName: name, root: root)
-            return ListedIndex(name: name, url: url, key: url.standardizedFileURL.path)
+            let location = StoreRegistry.location(app: applicationIdentifier, indexName: name, root: root)
+            return ListedIndex(name: name, url: location.url, key: location.key)
         }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
