@@ -15,9 +15,8 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 13):
-/// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `nextTerm`
-///   (the next term id), `domainTerms`, `keywordTerms` and `exactDomainTerms` (every item posts its domain's
+/// Schema (format version 16):
+/// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `domainTerms`, `keywordTerms` and `exactDomainTerms` (every item posts its domain's
 ///   words, its keywords and its domain whole under terms of their own, `TextIndexer`; a store with
 ///   `exactDomainTerms` has no `item_domain` index), `recordDictionary`, `itemChanges`.
 /// - `item(id, uid, domain, expires, hint, lastUsed, attrs, nameWords, nameFirst, nameKey, initials)`: one row per
@@ -27,8 +26,9 @@ import Darwin
 ///   Items of large writes have no row since format 13 (`ItemCatalog`): their fields are in their record block,
 ///   their identifiers in `itemKey(uid, id)`, the expiry of those that expire in `itemExpiry(expires, id)`, the
 ///   hint and last use of those that have one in `itemRanked(id, hint, lastUsed)`.
-/// - `term(text, id, df)`: the vocabulary of folded tokens with their document frequency (live items). Terms are
-///   never deleted or renumbered, so a process may cache term ids.
+/// - No vocabulary apart from the segments' own dictionaries since format 16 (`SegmentVocabulary`); formats 5 to 15
+///   kept `term(text, id, df)`, every term with its document frequency, and `dfPending(seq, terms)`, the frequency
+///   decrements small writes left for later.
 /// - `segment(id, firstItem, lastItem, items, postings, deadItems, token, packed)`, `termBlock(id, data)` (format
 ///   11: a segment's terms and lists in blocks of about 4 KB, `TermBlocks`) and `postings(text, segment, count,
 ///   data)` (format 7 to 10's rows, keyed by segment, then text): the text index as immutable segments of
@@ -45,8 +45,6 @@ import Darwin
 ///   deleted since.
 /// - `prefixPending(seq, item, removed, at, terms)`: the prefix-list changes small writes left for later
 ///   (`PendingPrefixes`).
-/// - `dfPending(seq, terms)`: the document-frequency decrements small writes left for later, one row per write
-///   (`PendingFrequencies`).
 package final class IndexStore: Sendable {
     /// The format this version writes and reads. Older formats are upgraded in place when a store is opened for
     /// writing: format 1 (one `posting` row per term and item) by `upgradeFromFormat1`, format 2 (no name
@@ -63,8 +61,9 @@ package final class IndexStore: Sendable {
     /// tables and columns (its items keep their rows; a format 12 reader would not see catalogued items), format 13
     /// by its version and the table of value groups (its values keep their rows; a format 13 reader would not find
     /// grouped values), format 14 by its version (its lists stay as they are; a format 14 reader would take a
-    /// one-posting list, `PostingCodec.singleTag`, for damage).
-    package static let formatVersion = 15
+    /// one-posting list, `PostingCodec.singleTag`, for damage), format 15 by dropping its global vocabulary (`term`
+    /// and `dfPending`: the segments' dictionaries hold every term; a format 15 reader would find no term).
+    package static let formatVersion = 16
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -78,8 +77,6 @@ package final class IndexStore: Sendable {
     let pool: DatabasePool
     /// Reads under way on this store's reader connections (at most `Configuration.maximumReaderCount`, 5).
     private let readsUnderWay = Atomic<Int>(0)
-    /// The ids of the terms this process wrote or read (`TermIDCache`).
-    let termIDs = TermIDCache()
     /// Set by a large write (or a merge), so that what it left in memory is released once the store is at rest
     /// (`EngineMemory`, `releaseMemoryAtRest`).
     let memoryToRelease = Atomic<Bool>(false)
@@ -127,8 +124,6 @@ package final class IndexStore: Sendable {
     let filterCache = Mutex<(lookup: TermLookup, state: Int64, ids: ItemIDSet)?>(nil)
     /// The items whose prefix-list changes are pending, and the items' state they were read in (`pendingItems`).
     let pendingCache = Mutex<(state: Int64, items: [PendingPrefixes.PendingItem])?>(nil)
-    /// The document-frequency decrements waiting, as last read (`frequencyDeltas`).
-    let frequencyDeltasCache = FrequencyDeltasCache()
     let closed = Mutex(false)
     /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
     let walLost = Atomic<Bool>(false)
@@ -371,7 +366,8 @@ package final class IndexStore: Sendable {
                         """)
                 }
                 if version <= 9 {
-                    try db.execute(sql: PendingFrequencies.tableSQL)
+                    // (Dropped again by the upgrade to 16.)
+                    try db.execute(sql: "CREATE TABLE IF NOT EXISTS dfPending(seq INTEGER PRIMARY KEY AUTOINCREMENT, terms BLOB NOT NULL)")
                     try db.execute(sql: "UPDATE meta SET value = 10 WHERE key = 'formatVersion'")
                     EngineLog.logger.notice("""
                         upgraded the index at \(url.path) from format \(version) to 10: small writes leave their \
@@ -423,6 +419,21 @@ package final class IndexStore: Sendable {
                         written from now on take four bytes instead of twelve (the lists here stay as they are)
                         """)
                 }
+                if version <= 15 {
+                    // The segments' dictionaries hold every term with its lists (`SegmentVocabulary`): the global
+                    // vocabulary and its pending decrements go, nothing else changes.
+                    let terms = try db.tableExists("term") ? try Int.fetchOne(db, sql: "SELECT count(*) FROM term") ?? 0 : 0
+                    try db.execute(sql: """
+                        DROP TABLE IF EXISTS term;
+                        DROP TABLE IF EXISTS dfPending;
+                        DELETE FROM meta WHERE key = 'nextTerm';
+                        UPDATE meta SET value = 16 WHERE key = 'formatVersion'
+                        """)
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 16: the global vocabulary of \(terms) \
+                        terms is dropped; terms and their frequencies are read from the segments' own dictionaries
+                        """)
+                }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)
                 try db.execute(sql: RecordBlocks.sparseIndexSQL)
                 // Every store opened for writing has the table of long lists (`IF NOT EXISTS`: upgraded ones get it
@@ -450,7 +461,6 @@ package final class IndexStore: Sendable {
                     nameKey INTEGER NOT NULL DEFAULT 0,
                     initials BLOB NOT NULL DEFAULT x'');
                 \(expiresIndexSQL);
-                \(termSQL);
                 \(segmentSchemaSQL)
                 \(attrValueSQL);
                 \(ValueIndex.groupTableSQL);
@@ -461,13 +471,11 @@ package final class IndexStore: Sendable {
                 \(TermBlocks.tableSQL);
                 \(SegmentMerger.deadTableSQL);
                 \(PendingPrefixes.tableSQL);
-                \(PendingFrequencies.tableSQL);
                 \(ItemCatalog.tablesSQL);
                 INSERT INTO meta(key, value) VALUES('formatVersion', \(Self.formatVersion));
                 INSERT INTO meta(key, value) VALUES('domainTerms', 1);
                 INSERT INTO meta(key, value) VALUES('keywordTerms', 1);
                 INSERT INTO meta(key, value) VALUES('exactDomainTerms', 1);
-                INSERT INTO meta(key, value) VALUES('nextTerm', 1);
                 """)
             try db.execute(sql: PrefixLists.longPrefixIndexSQL)
         }
@@ -663,15 +671,19 @@ package final class IndexStore: Sendable {
             }
             try insertValue.execute(arguments: [code, try row.stored(1) as Double, try row.stored(2) as Int64])
         }
-        try db.execute(sql: """
-            DROP TABLE attrValueFormat4;
-            ALTER TABLE term RENAME TO termFormat4;
-            DROP INDEX IF EXISTS term_id;
-            \(termSQL);
-            INSERT INTO term(text, id, df) SELECT text, id, df FROM termFormat4 ORDER BY text;
-            DROP TABLE termFormat4;
-            UPDATE meta SET value = 5 WHERE key = 'formatVersion';
-            """)
+        try db.execute(sql: "DROP TABLE attrValueFormat4")
+        // (Dropped again by the upgrade to 16, which reads the vocabulary from the segments: a store without one
+        // is upgraded all the same.)
+        if try db.tableExists("term") {
+            try db.execute(sql: """
+                ALTER TABLE term RENAME TO termFormat4;
+                DROP INDEX IF EXISTS term_id;
+                \(termSQL);
+                INSERT INTO term(text, id, df) SELECT text, id, df FROM termFormat4 ORDER BY text;
+                DROP TABLE termFormat4;
+                """)
+        }
+        try db.execute(sql: "UPDATE meta SET value = 5 WHERE key = 'formatVersion'")
         EngineLog.logger.notice("""
             upgraded the index at \(url.path) from format 4 to 5: a table for record dictionaries, \(lists) prefix \
             lists in a rowid table, values by attribute code, the vocabulary keyed by text (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
@@ -679,8 +691,9 @@ package final class IndexStore: Sendable {
     }
 
     /// Format 6 → 7, in the opening transaction (all or nothing): the posting rows keyed by segment first (the same
-    /// rows, `postingsSchemaSQL`), without the index by segment; the vocabulary without its index by id, the next
-    /// id in `meta.nextTerm`; `item_expires` only of items that expire. A store upgraded from format 1 to 3 in this
+    /// rows, `postingsSchemaSQL`), without the index by segment; the vocabulary without its index by id (format 7
+    /// to 15 kept the next id in `meta.nextTerm`; the upgrade to 16 drops the vocabulary); `item_expires` only of
+    /// items that expire. A store upgraded from format 1 to 3 in this
     /// transaction has today's postings table already.
     private static func upgradeFromFormat6(_ db: Database, url: URL) throws {
         let started = Date()
@@ -698,7 +711,6 @@ package final class IndexStore: Sendable {
         }
         try db.execute(sql: """
             DROP INDEX IF EXISTS term_id;
-            INSERT OR REPLACE INTO meta(key, value) VALUES('nextTerm', (SELECT coalesce(max(id), 0) + 1 FROM term));
             DROP INDEX IF EXISTS item_expires;
             \(expiresIndexSQL);
             \(RecordBlocks.tableSQL);
@@ -757,14 +769,13 @@ package final class IndexStore: Sendable {
 
     private func apply(_ operations: [IndexOperation], clientState: ClientStateChange, now: Date,
                        dictionary: RecordDictionary?) throws {
-        var newTerms: [String: Int64] = [:]
         var segmentsChanged = false
         // Tokenizing and encoding, on every core and before taking the write lock; in a large batch, each window
         // of operations is prepared on another core while the transaction applies the one before it.
         let hot = operations.count >= PreparedUpsert.parallelThreshold
             ? ((try? read { try PrefixLists.hotPrefixes($0) }) ?? []) : []
         let windows = PreparedUpsert.windows(operations.count)
-        var prepared = PreparedUpsert.prepare(operations, in: windows.first ?? 0..<0, hot: hot, now: now, known: termIDs)
+        var prepared = PreparedUpsert.prepare(operations, in: windows.first ?? 0..<0, hot: hot, now: now)
         try mapped {
             try writeTransaction { db in
                 if case .compareAndSet(let expected, _) = clientState {
@@ -777,7 +788,7 @@ package final class IndexStore: Sendable {
                 // (Only a dictionary the file may not have yet: checking one it has read its 64 KB on every write.)
                 let unstored = dictionary.flatMap { dictionaryInFile.withLock({ $0 }) == $0.id ? nil : $0 }
                 try RecordDictionary.whileWriting(with: unstored, db) {
-                    var writer = Writer(db: db, store: self, newTerms: [:], now: now, dictionary: dictionary)
+                    var writer = Writer(db: db, store: self, now: now, dictionary: dictionary)
                     try writer.purgeExpired(now: now)
                     var next: PreparedUpsert.Background? = nil
                     for (number, range) in windows.enumerated() {
@@ -786,8 +797,7 @@ package final class IndexStore: Sendable {
                         // (The writer's is then its last reference: `Writer.endWindow` frees it on another thread.)
                         prepared = PreparedUpsert.Window()
                         next = number + 1 < windows.count
-                            ? PreparedUpsert.Background(operations, in: windows[number + 1], hot: hot, now: now,
-                                                        known: termIDs)
+                            ? PreparedUpsert.Background(operations, in: windows[number + 1], hot: hot, now: now)
                             : nil
                         for position in range {
                             try writer.apply(operations[position], at: position)
@@ -803,7 +813,6 @@ package final class IndexStore: Sendable {
                     case .set(let data), .compareAndSet(_, let data):
                         try db.cachedStatement(sql: Writer.setMeta).execute(arguments: ["clientState", data])
                     }
-                    newTerms = writer.newTerms
                     segmentsChanged = writer.changedSegments
                 }
             }
@@ -812,7 +821,6 @@ package final class IndexStore: Sendable {
             writeDictionary.withLock { $0 = .init(looked: true, dictionary: dictionary, trainingTried: true) }
             dictionaryInFile.withLock { $0 = dictionary.id }
         }
-        termIDs.keep(newTerms)
         if operations.count >= PreparedUpsert.parallelThreshold { memoryToRelease.store(true, ordering: .relaxed) }
         scheduleMaintenanceIfNeeded(segmentsChanged: segmentsChanged)
     }
@@ -853,7 +861,7 @@ package final class IndexStore: Sendable {
         try refuseIfReadOnly()
         let purged = try mapped {
             try writeTransaction { db in
-                var writer = Writer(db: db, store: self, newTerms: [:], now: now)
+                var writer = Writer(db: db, store: self, now: now)
                 let n = try writer.purgeExpired(now: now)
                 try writer.finish()
                 return n
@@ -871,9 +879,7 @@ package final class IndexStore: Sendable {
     }
 
     /// Once the store is at rest after a large write or a merge (`IdleCheckpointer.onRest`): the writer's page
-    /// cache is released (a bulk load fills its 32 MB, which no search reads), the process's term ids are forgotten
-    /// (`TermIDCache`: the next write reads those it needs from the vocabulary; Debian's load left 6.5 MB of them)
-    /// and the C heap's free pages go back to the system (`EngineMemory.trimHeap`).
+    /// cache is released (a bulk load fills its 32 MB, which no search reads) and the C heap's free pages go back to the system (`EngineMemory.trimHeap`).
     func releaseMemoryAtRest() {
         // A write of this process waiting for the writer or running: the store is not at rest after all, and its
         // next pause releases (this runs on the checkpoints' queue, which must not wait behind a long write).
@@ -881,7 +887,6 @@ package final class IndexStore: Sendable {
               memoryToRelease.exchange(false, ordering: .relaxed), !closed.withLock({ $0 }) else { return }
         // (On the writer's queue, between writes: a write that started meanwhile finishes first.)
         pool.writeWithoutTransaction { db in _ = sqlite3_db_release_memory(db.sqliteConnection) }
-        termIDs.removeAll()
         EngineMemory.trimHeap()
     }
 
@@ -981,7 +986,7 @@ package final class IndexStore: Sendable {
             let segment = sqlite3_column_int64(h, 0)
             do {
                 let packed = try PackedSegment(try PostingStore.blob(h, column: 1))
-                for i in packed.terms.indices {
+                for i in packed.texts.indices {
                     try packed.withList(i) { list in
                         try list.forEach { item, _ in
                             if !(ranges[segment]?.contains(item) ?? false) { throw PostingCodec.Reader.damaged }

@@ -3,8 +3,7 @@ import GRDB
 import Synchronization
 
 /// Work that keeps a store fast but changes nothing anyone can observe in results: merging segments and dropping
-/// dead postings (`SegmentMerger`), applying the prefix-list changes and the document-frequency decrements small
-/// writes left pending (`PendingPrefixes`, `PendingFrequencies`), building prefix lists for long prefixes that searches found busy, and rebuilding lists whose recency went stale
+/// dead postings (`SegmentMerger`), applying the prefix-list changes small writes left pending (`PendingPrefixes`), building prefix lists for long prefixes that searches found busy, and rebuilding lists whose recency went stale
 /// (`PrefixLists`).
 ///
 /// It is never a side effect of a read: searches only *note* what they found (`noteForMaintenance`). It runs in
@@ -181,15 +180,6 @@ extension IndexStore {
                 listsPending = waiting > 0
             }
         }
-        // The vocabulary's pending decrements likewise (`PendingFrequencies`).
-        if !closed.withLock({ $0 }) {
-            let waiting = try read { try PendingFrequencies.count($0) }
-            if waiting >= PendingFrequencies.catchUpRows || (waiting > 0 && !deferLists) {
-                if try !applyPendingFrequencies(yieldingToWrites: listsWaitForPause) { yielded = true }
-            } else if waiting > 0 {
-                listsPending = true
-            }
-        }
         listsPending = listsPending || yielded
         // Then at most `listsPerRun` prefix lists, the rest noted again for the next run, so that merges are never
         // held up behind many list builds.
@@ -257,17 +247,6 @@ extension IndexStore {
             let asOf = try PendingPrefixes.drain(into: &changes, db: db, now: state.now, limit: PendingPrefixes.catchUpChunk)
             try PrefixLists.apply(changes, db: db, now: asOf)
             return true
-        }
-    }
-
-    /// Applies the document-frequency decrements that small writes left pending (`PendingFrequencies`), in write
-    /// transactions of at most `PendingFrequencies.catchUpSlice` each, giving way to writes as
-    /// `catchUpPrefixLists` does. Returns whether no row is left.
-    @discardableResult
-    func applyPendingFrequencies(yieldingToWrites: Bool = false) throws -> Bool {
-        try catchUp(yieldingToWrites: yieldingToWrites, slice: PendingFrequencies.catchUpSlice,
-                    mustContinue: { try PendingFrequencies.count($0) >= PendingFrequencies.catchUpRows }) { db, _ in
-            try PendingFrequencies.apply(db, limit: PendingFrequencies.catchUpChunk) > 0
         }
     }
 

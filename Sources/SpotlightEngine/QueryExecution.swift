@@ -443,7 +443,7 @@ package indirect enum TermLookup: Sendable, Hashable {
         do {
             if prefix {
                 try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, list in try visit(list) }
-            } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
+            } else {
                 try PostingStore.forEachList(db, text: word) { try visit($0) }
             }
         } catch is Stop {
@@ -477,7 +477,7 @@ package indirect enum TermLookup: Sendable, Hashable {
             try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { _, list in
                 try list.forEach(tiers: mask) { item, itemTiers in if itemTiers & mask != 0 { ids.insert(item) } }
             }
-        } else if try Int.fetchOne(db, sql: "SELECT 1 FROM term WHERE text = ? AND df > 0", arguments: [word]) != nil {
+        } else {
             try PostingStore.forEachList(db, text: word) { list in
                 try list.forEach(tiers: mask) { item, itemTiers in if itemTiers & mask != 0 { ids.insert(item) } }
             }

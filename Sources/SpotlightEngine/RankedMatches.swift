@@ -265,7 +265,8 @@ extension IndexStore {
     /// time is appended to `touched`.
     static func foldWord(_ db: Database, word: String, prefix: Bool, typos: Bool, space: StaticColumns,
                          scratch: inout [UInt8], candidates: Int?, sortedIDs: () -> [Int64], touched: inout [Int32],
-                         letter: VocabularyLetters.Letter? = nil, tiers: UInt8 = TextIndexer.freeTextMask,
+                         letter: VocabularyLetters.Letter? = nil, letters: VocabularyLetters? = nil,
+                         tiers: UInt8 = TextIndexer.freeTextMask,
                          isCancelled: (@Sendable () -> Bool)? = nil, typoMatches: UnsafeMutablePointer<TypoMatches?>? = nil) throws
     {
         // (term, kind, postings)
@@ -275,18 +276,15 @@ extension IndexStore {
         // reads them with their postings (`li` starts 11,000 terms on Debian).
         var manyTerms = false
         if prefix {
-            let limit = typos ? Int64.max : 65
-            try forEachRawRow(db, db.cachedStatement(sql: """
-                SELECT text, df FROM term WHERE text >= ?1 AND text < ?2 AND df > 0 ORDER BY text LIMIT ?3
-                """), [word, word + "\u{10FFFF}", limit]) { h in
-                let text = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0))),
-                                  as: UTF8.self)
-                terms.append((text, text == word ? .exact : .prefix, Int(sqlite3_column_int64(h, 1))))
+            let low = Array(word.utf8)
+            for (text, count) in try SegmentVocabulary.terms(db, from: low, below: low + Typos.SpanWalk.beyond,
+                                                             limit: typos ? .max : 65) {
+                terms.append((text, text == word ? .exact : .prefix, count))
             }
             manyTerms = terms.count > 64
-        } else if let df = try Int.fetchOne(db.cachedStatement(sql: "SELECT df FROM term WHERE text = ? AND df > 0"),
-                                            arguments: [word]) {
-            terms.append((word, .exact, df))
+        } else {
+            let df = try SegmentVocabulary.frequency(db, of: word)
+            if df > 0 { terms.append((word, .exact, df)) }
         }
         // Beginnings every term that starts with which is a typo match (`Typos.neighbourSpans`): each read as one
         // range, not as a lookup per term.
@@ -295,7 +293,7 @@ extension IndexStore {
             let budget = Typos.budget(for: word)
             if budget > 0 {
                 var known = Set(terms.map(\.text))
-                let spans = try Typos.neighbourSpans(db, of: word, prefix: prefix, budget: budget, letter: letter)
+                let spans = try Typos.neighbourSpans(db, of: word, prefix: prefix, budget: budget, letter: letter, letters: letters)
                 // One typo of the whole term, or a weak typo: two typos, or a beginning only (`Ranking.matchKind`).
                 func kind(_ text: String) -> RankingExplanation.MatchKind {
                     Ranking.matchKind(word, term: text, prefix: prefix, typoBudget: budget) == .typo ? .typo : .weakTypo
@@ -310,6 +308,7 @@ extension IndexStore {
                 if !typoRanges.isEmpty {
                     let whole = try Typos.wholeWordTypos(of: word, budget: budget, edits: 1, terms: [], ranges: typoRanges,
                                                          db, letter: letter)
+
                     for text in whole where !known.contains(text) {
                         terms.append((text, .typo, 0))
                         known.insert(text)
@@ -467,7 +466,7 @@ extension IndexStore {
     /// matches, with the letter in memory the walk used, if any.
     struct TypoMatches {
         /// As `Typos.neighbourSpans` found them (kept as they are: their texts are taken only when needed).
-        var terms: [(id: Int64, text: String, df: Int)]
+        var terms: [(text: String, df: Int)]
         var ranges: [String]
         var letter: VocabularyLetters.Letter?
     }
@@ -535,7 +534,8 @@ extension IndexStore {
                 }
                 let letter = try store.flatMap { try $0.vocabularyLetters.terms(startingAs: word.word, db, store: $0) }
                 return Ranking.nearestCorrections(
-                    try Typos.neighbours(db, of: word.word, prefix: false, budget: budget, letter: letter).map(\.text),
+                    try Typos.neighbours(db, of: word.word, prefix: false, budget: budget, letter: letter,
+                                         letters: store?.vocabularyLetters).map(\.text),
                     of: word.word, budget: budget)
             }
             let keys = NameKeys(words: words.map(\.word), corrections: corrections)

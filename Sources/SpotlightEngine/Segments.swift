@@ -87,6 +87,17 @@ enum PostingCodec {
         return out
     }
 
+    /// How many postings a list holds, from its head alone (a one-posting list's tag, or its count).
+    static func count(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        guard let first = bytes.first else { throw Reader.damaged }
+        if first & 0xE0 == singleTag { return 1 }
+        guard first == version else { throw Reader.damaged }
+        var offset = 1
+        let count = try Reader.varint(bytes, &offset)
+        guard count <= UInt64(bytes.count) else { throw Reader.damaged }
+        return Int(count)
+    }
+
     @inline(__always)
     static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
@@ -384,9 +395,12 @@ enum PostingStore {
 ///
 /// Layout (varints): version (1 byte, 1) · termCount · termCount × (termID · textLength · text (UTF-8) · listLength ·
 /// list (`PostingCodec`)). Readers decode it once and keep it by the segment's random `token` (segments are
-/// immutable, so the decoded form stays right for as long as the segment exists, in every process).
+/// immutable, so the decoded form stays right for as long as the segment exists, in every process). Since format
+/// 16 the vocabulary is the segments' own terms and `termID` is 0 (before, the term's id in the global `term`
+/// table, which readers never needed: they find a term by its text).
 package final class PackedSegment: Sendable {
-    let terms: [Int64]
+    /// The segment's random token (`segment.token`), when read through `current` (0 otherwise).
+    let token: Int64
     /// In UTF-8 byte order since format 4 (writers sort the lists by text); format 2 and 3 packed them by term id,
     /// and their blobs stay as they are: those are read through `order`.
     let texts: [[UInt8]]
@@ -404,13 +418,14 @@ package final class PackedSegment: Sendable {
     package static let defaultLimit = 262_144
     package static let limit = Atomic<Int>(defaultLimit)
 
-    init(_ bytes: UnsafeRawBufferPointer) throws {
+    init(_ bytes: UnsafeRawBufferPointer, token: Int64 = 0) throws {
+        self.token = token
         var offset = 0
         guard bytes.count >= 1, bytes[0] == 1 else { throw PostingCodec.Reader.damaged }
         offset = 1
         let count = try PostingCodec.Reader.varint(bytes, &offset)
         guard count <= UInt64(bytes.count) else { throw PostingCodec.Reader.damaged }
-        var terms: [Int64] = [], texts: [[UInt8]] = [], lists: [UInt8] = [], ranges: [Range<Int>] = []
+        var texts: [[UInt8]] = [], lists: [UInt8] = [], ranges: [Range<Int>] = []
         for _ in 0..<Int(count) {
             let term = try PostingCodec.Reader.varint(bytes, &offset)
             let textLength = try PostingCodec.Reader.varint(bytes, &offset)
@@ -422,13 +437,11 @@ package final class PackedSegment: Sendable {
             let list = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(listLength))])
             _ = try PostingCodec.Reader(list)   // validated once here
             offset += Int(listLength)
-            terms.append(Int64(term))
             texts.append(text)
             ranges.append(lists.count..<(lists.count + list.count))
             lists += list
         }
         guard offset == bytes.count else { throw PostingCodec.Reader.damaged }
-        self.terms = terms
         self.texts = texts
         var sorted = true
         for i in texts.indices.dropFirst() where !texts[i - 1].lexicographicallyPrecedes(texts[i]) {
@@ -464,6 +477,24 @@ package final class PackedSegment: Sendable {
         return result
     }
 
+    /// Calls `body` with each term in `[low, high)` (byte order) and its postings' count, in order.
+    func forEachTerm(from low: [UInt8], below high: [UInt8], _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        var k = lowerBound(low)
+        while k < texts.count {
+            let i = order?[k] ?? k
+            guard TermBlocks.precedes(texts[i], high) else { break }
+            let count = try lists.withUnsafeBytes { try PostingCodec.count(UnsafeRawBufferPointer(rebasing: $0[ranges[i]])) }
+            try texts[i].withUnsafeBytes { try body($0, count) }
+            k += 1
+        }
+    }
+
+    /// How many postings the segment holds for `text` (0 when it has no such term).
+    func count(of text: [UInt8]) throws -> Int {
+        guard let i = position(of: text) else { return 0 }
+        return try lists.withUnsafeBytes { try PostingCodec.count(UnsafeRawBufferPointer(rebasing: $0[ranges[i]])) }
+    }
+
     /// The first rank (in text order) whose text does not precede `text`.
     private func lowerBound(_ text: [UInt8]) -> Int {
         var low = 0, high = texts.count
@@ -480,11 +511,11 @@ package final class PackedSegment: Sendable {
         }
     }
 
-    static func encode(_ lists: [(term: Int64, text: String, data: [UInt8])]) -> [UInt8] {
+    static func encode(_ lists: [(text: String, data: [UInt8])]) -> [UInt8] {
         var out: [UInt8] = [1]
         PostingCodec.appendVarint(UInt64(lists.count), to: &out)
         for list in lists {
-            PostingCodec.appendVarint(UInt64(list.term), to: &out)
+            out.append(0)   // the term id of formats 2 to 15 (none since 16)
             let text = Array(list.text.utf8)
             PostingCodec.appendVarint(UInt64(text.count), to: &out)
             out += text
@@ -507,7 +538,7 @@ package final class PackedSegment: Sendable {
             if let segment { result.append(segment); continue }
             let statement = try db.cachedStatement(sql: "SELECT packed FROM segment WHERE token = ? AND packed IS NOT NULL")
             try IndexStore.forEachRawRow(db, statement, [token]) { h in
-                let segment = try PackedSegment(try PostingStore.blob(h, column: 0))
+                let segment = try PackedSegment(try PostingStore.blob(h, column: 0), token: token)
                 built[token] = segment
                 result.append(segment)
             }
@@ -542,12 +573,10 @@ enum SegmentMerger {
         var text: String
         var count: Int
         var data: [UInt8]
-        /// The term's id when the writer knows it (a packed segment stores it); else looked up if needed.
-        var term: Int64? = nil
     }
 
     /// Writes postings gathered for the items `firstItem...lastItem` as a new segment: packed when small
-    /// (`PackedSegment`), else one `postings` row per term. `text` names a term id.
+    /// (`PackedSegment`), else term blocks. Postings name their terms by the writer's numbers, which `text` names.
     static func writeSegment(_ db: Database, postings: inout [(term: Int64, item: Int64, tiers: UInt8)],
                              firstItem: Int64, lastItem: Int64, items: Int, deadItems: Int,
                              text: (Int64) throws -> String) throws {
@@ -570,7 +599,7 @@ enum SegmentMerger {
     }
 
     /// Sorts and encodes postings as a segment's lists, in text order, and packs them when the segment is small.
-    /// `text` names a term id (the postings' ids are known: a packed segment stores them).
+    /// `text` names a term by the writer's number for it.
     static func encodeSegment(_ postings: [(term: Int64, item: Int64, tiers: UInt8)],
                               text: (Int64) throws -> String) rethrows -> EncodedSegment {
         let postings = sortedByTermThenItem(postings)
@@ -581,16 +610,13 @@ enum SegmentMerger {
             var end = start + 1
             while end < postings.count, postings[end].term == term { end += 1 }
             lists.append(EncodedList(text: try text(term), count: end - start,
-                                     data: PostingCodec.encode(postings[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) }),
-                                     term: term))
+                                     data: PostingCodec.encode(postings[start..<end].lazy.map { (item: $0.item, tiers: $0.tiers) })))
             start = end
         }
         // In key order: rows go in at the end of their range, and a packed segment reads the same.
         lists.sort { UTF8Order.precedes($0.text, $1.text) }
-        // (Lists whose term ids are not all known are packed when inserted, looking the ids up.)
         let small = postings.count <= PackedSegment.limit.load(ordering: .relaxed)
-        let packed = small && lists.allSatisfy({ $0.term != nil })
-            ? PackedSegment.encode(lists.map { ($0.term ?? 0, $0.text, $0.data) }) : nil
+        let packed = small ? PackedSegment.encode(lists.map { ($0.text, $0.data) }) : nil
         if !small, !TermBlocks.writesRows.load(ordering: .relaxed) {
             return EncodedSegment(lists: [], postings: postings.count, packed: nil, blocks: TermBlocks.encode(lists))
         }
@@ -606,7 +632,7 @@ enum SegmentMerger {
     }
 
     /// Postings sorted by (term, item). A writer appends them item by item in increasing id order, so a stable
-    /// counting sort by term (linear, a count per term id) gives that order; postings that came otherwise are
+    /// counting sort by term (linear, a count per term number) gives that order; postings that came otherwise are
     /// sorted by comparison.
     static func sortedByTermThenItem(_ postings: [(term: Int64, item: Int64, tiers: UInt8)]) -> [(term: Int64, item: Int64, tiers: UInt8)] {
         let byComparison = {
@@ -617,7 +643,7 @@ enum SegmentMerger {
             guard p.term >= 0 else { return byComparison() }
             maximum = max(maximum, p.term)
         }
-        // Term ids are row ids of the vocabulary: a count array is at most a few million entries.
+        // Term numbers are the writer's, from 0: a count array is at most a few million entries.
         guard postings.count >= 64, maximum < 1 << 26, maximum <= Int64(postings.count) * 64 else { return byComparison() }
         var start = [Int](repeating: 0, count: Int(maximum) + 2)
         for p in postings { start[Int(p.term) + 1] += 1 }
@@ -647,7 +673,7 @@ enum SegmentMerger {
             // range.
             if !sorted { lists.sort { UTF8Order.precedes($0.text, $1.text) } }
             if postings <= PackedSegment.limit.load(ordering: .relaxed) {
-                packed = Data(try Self.packed(lists, in: db))
+                packed = Data(PackedSegment.encode(lists.map { ($0.text, $0.data) }))
             } else if !TermBlocks.writesRows.load(ordering: .relaxed) {
                 blocks = TermBlocks.encode(lists)
             }
@@ -682,25 +708,6 @@ enum SegmentMerger {
                 }
             }
         }
-    }
-
-    /// Lists (in text order) as a packed segment's blob; the term ids not known yet are looked up.
-    static func packed(_ lists: [EncodedList], in db: Database) throws -> [UInt8] {
-        let id = try db.cachedStatement(sql: "SELECT id FROM term WHERE text = ?")
-        return PackedSegment.encode(try lists.map { list in
-            guard let term = try list.term ?? Int64.fetchOne(id, arguments: [list.text]) else {
-                throw EngineError(.corruptIndex, "the index has postings of a term its vocabulary does not have")
-            }
-            return (term, list.text, list.data)
-        })
-    }
-
-    /// A term's text, from the vocabulary.
-    static func termText(_ db: Database, _ term: Int64) throws -> String {
-        guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT text FROM term WHERE id = ?"), arguments: [term]) else {
-            throw EngineError(.corruptIndex, "the index names a term \(term) that its vocabulary does not have")
-        }
-        return text
     }
 
     /// Counts a deleted item against the segment that holds its postings.
@@ -817,15 +824,11 @@ enum SegmentMerger {
         var lists: [EncodedList] = []
         var total = 0
         var current: [(item: Int64, tiers: UInt8)] = []
-        // Term ids, which a packed result stores: those the packed segments name (the rest are looked up below).
-        // Found here, on the snapshot, and not by the commit under the write lock (a lookup per term held it for
-        // 3–6 ms in every merge of single writes, the tail of single-write latency). Ids never change: a term's
-        // row is never deleted.
-        func emit(_ text: String, term: Int64?) {
+        func emit(_ text: String) {
             guard !current.isEmpty else { return }
             // Lists of one term come in segment order, which is id order, and packed segments' after: sort.
             current.sort { $0.item < $1.item }
-            lists.append(EncodedList(text: text, count: current.count, data: PostingCodec.encode(current), term: term))
+            lists.append(EncodedList(text: text, count: current.count, data: PostingCodec.encode(current)))
             total += current.count
             current.removeAll(keepingCapacity: true)
         }
@@ -868,12 +871,10 @@ enum SegmentMerger {
                 }
                 try cursor.step()
             }
-            var term: Int64? = nil
             for n in packedRuns.indices where packedRuns[n].rank < packedRuns[n].segment.texts.count {
                 let packed = packedRuns[n].segment
                 let i = packed.position(rank: packedRuns[n].rank)
                 guard packed.texts[i] == smallest else { continue }
-                term = packed.terms[i]
                 try packed.withList(i) { list in
                     try list.forEach { item, tiers in
                         if isLive(item) { current.append((item, tiers)) }
@@ -881,12 +882,12 @@ enum SegmentMerger {
                 }
                 packedRuns[n].rank += 1
             }
-            emit(String(decoding: smallest, as: UTF8.self), term: term)
+            emit(String(decoding: smallest, as: UTF8.self))
         }
         // (In text order: the terms were taken smallest first.)
         var merged = PreparedMerge(run: run, liveItems: liveCount, lists: lists, postings: total)
         if total > 0, total <= PackedSegment.limit.load(ordering: .relaxed) {
-            merged.packed = try packed(lists, in: db)
+            merged.packed = PackedSegment.encode(lists.map { ($0.text, $0.data) })
             merged.lists = []
         } else if total > 0, !TermBlocks.writesRows.load(ordering: .relaxed) {
             merged.blocks = TermBlocks.encode(lists)

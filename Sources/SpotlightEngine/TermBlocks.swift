@@ -78,8 +78,11 @@ enum TermBlocks {
             let text = Array(list.text.utf8)
             var data = list.data
             if data.count > LongLists.threshold {
+                // (Format 16: the list's count follows its number, so the vocabulary's walks count a long list's
+                // postings without reading it.)
                 var reference: [UInt8] = [LongLists.marker]
                 PostingCodec.appendVarint(UInt64(encoded.longLists.count), to: &reference)
+                PostingCodec.appendVarint(UInt64(list.count), to: &reference)
                 encoded.longLists.append(data)
                 data = reference
             }
@@ -174,10 +177,28 @@ enum TermBlocks {
     static func withList<T>(_ db: Database, segment: Int64, _ data: UnsafeRawBufferPointer,
                             _ body: (PostingCodec.Reader) throws -> T) throws -> T {
         guard data[0] == LongLists.marker else { return try body(try PostingCodec.Reader(data)) }
+        let (number, _) = try reference(data)
+        return try LongLists.withList(db, id: segment << 24 | Int64(number), body)
+    }
+
+    /// A long list's reference: its number in the segment, and (format 16) its postings' count.
+    static func reference(_ data: UnsafeRawBufferPointer) throws -> (number: UInt64, count: Int?) {
         var offset = 1
         let number = try PostingCodec.Reader.varint(data, &offset)
-        guard offset == data.count, number < 1 << 24 else { throw damaged }
-        return try LongLists.withList(db, id: segment << 24 | Int64(number), body)
+        guard number < 1 << 24 else { throw damaged }
+        if offset == data.count { return (number, nil) }
+        let count = try PostingCodec.Reader.varint(data, &offset)
+        guard offset == data.count, count > 0, count <= 1 << 40 else { throw damaged }
+        return (number, Int(count))
+    }
+
+    /// How many postings an entry's list holds: read from the list's head, or from a long list's reference (a
+    /// reference written before format 16 has no count: the list's head is read).
+    static func count(_ db: Database, segment: Int64, _ data: UnsafeRawBufferPointer) throws -> Int {
+        guard data[0] == LongLists.marker else { return try PostingCodec.count(data) }
+        let (number, count) = try reference(data)
+        if let count { return count }
+        return try LongLists.withList(db, id: segment << 24 | Int64(number)) { $0.count }
     }
 
     /// The data of the entry whose term is `target` in a block whose first term is `first`, or nil.
@@ -339,9 +360,11 @@ enum TermBlocks {
 /// process and kept by the segment's random token (segments are immutable).
 final class BlockedSegment: Sendable {
     let id: Int64
+    /// The segment's random token (`segment.token`): what caches of its immutable contents are keyed by.
+    let token: Int64
     let firsts: [[UInt8]]
 
-    init(id: Int64, directory: UnsafeRawBufferPointer) throws {
+    init(id: Int64, token: Int64 = 0, directory: UnsafeRawBufferPointer) throws {
         var offset = 0
         guard directory.count >= 2, directory[0] == TermBlocks.version else { throw TermBlocks.damaged }
         offset = 1
@@ -362,6 +385,7 @@ final class BlockedSegment: Sendable {
         }
         guard offset == directory.count else { throw TermBlocks.damaged }
         self.id = id
+        self.token = token
         self.firsts = firsts
     }
 
@@ -402,6 +426,91 @@ final class BlockedSegment: Sendable {
             // (Worked out before the list's closure, which then captures no array: retained around every list.)
             let exact = term.count == low.count && !TermBlocks.precedes(low, term)
             try TermBlocks.withList(db, segment: id, data) { try body(exact, $0) }
+        }
+    }
+
+    /// How many postings the segment holds for `text` (0 when it has no such term), read from its entry without
+    /// decoding the list (`TermBlocks.count`).
+    func count(_ db: Database, text: [UInt8]) throws -> Int {
+        let number = block(from: text)
+        let sql = "SELECT data FROM termBlock WHERE id = ?"
+        let cached = try db.cachedStatement(sql: sql)
+        let statement = sqlite3_stmt_busy(cached.sqliteStatement) != 0 ? try db.makeStatement(sql: sql) : cached
+        var found = false
+        var count = 0
+        try withExtendedLifetime(statement) {
+            try IndexStore.forEachRawRow(db, statement, int64: id << 24 | Int64(number)) { h in
+                found = true
+                let bytes = try PostingStore.blob(h, column: 0)
+                guard let data = try TermBlocks.find(text, in: bytes, first: firsts[number]) else { return }
+                count = try TermBlocks.count(db, segment: id, data)
+            }
+        }
+        guard found else { throw TermBlocks.damaged }
+        return count
+    }
+
+    /// Calls `body` with each term that is one of `keys` (`exact`) or starts with one (sorted in byte order), with
+    /// the key's index and the postings its list holds: the keys that fall in one block read it once, and a key
+    /// no term has costs a seek in that block. (Typo tolerance's first-letter spellings, ~74 per word: a range read
+    /// per spelling and segment was a quarter of a one-typo search on PyPI's four large segments.)
+    func forEachTerm(matching keys: [[UInt8]], exact: Bool, _ db: Database,
+                     _ body: (Int, UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        var k = 0
+        let sql = "SELECT data FROM termBlock WHERE id = ?"
+        while k < keys.count {
+            let number = block(from: keys[k])
+            var end = k + 1
+            while end < keys.count, block(from: keys[end]) == number { end += 1 }
+            // Keys whose terms may go on into the next block: read there as a range.
+            var spilling: [Int] = []
+            let cached = try db.cachedStatement(sql: sql)
+            let statement = sqlite3_stmt_busy(cached.sqliteStatement) != 0 ? try db.makeStatement(sql: sql) : cached
+            var found = false
+            try withExtendedLifetime(statement) {
+                try IndexStore.forEachRawRow(db, statement, int64: id << 24 | Int64(number)) { h in
+                    found = true
+                    let bytes = try PostingStore.blob(h, column: 0)
+                    let layout = try TermBlocks.Layout(bytes)
+                    for index in k..<end {
+                        let key = keys[index]
+                        guard let start = try TermBlocks.seek(key, in: bytes, first: firsts[number]) else {
+                            // Past the block's last term: the next block's first may start with the key.
+                            if !exact, number + 1 < firsts.count, firsts[number + 1].starts(with: key) { spilling.append(index) }
+                            continue
+                        }
+                        if exact {
+                            if start.isTarget { try body(index, UnsafeRawBufferPointer(start: nil, count: 0), try TermBlocks.count(db, segment: id, start.data)) }
+                            continue
+                        }
+                        var entries = TermBlocks.Entries(bytes, end: layout.end)
+                        try entries.resume(at: start.start, term: Array(key[0..<start.previous]))
+                        var reachedEnd = true
+                        while try entries.next() {
+                            guard entries.term.starts(with: key) else { reachedEnd = false; break }
+                            let count = try TermBlocks.count(db, segment: id, entries.data)
+                            try entries.term.withUnsafeBytes { try body(index, $0, count) }
+                        }
+                        if reachedEnd, number + 1 < firsts.count, firsts[number + 1].starts(with: key) { spilling.append(index) }
+                    }
+                }
+            }
+            guard found else { throw TermBlocks.damaged }
+            for index in spilling {
+                // (From the next block on: this one's terms were visited.)
+                let from = firsts[number + 1]
+                try forEachTerm(db, from: from, below: keys[index] + Typos.SpanWalk.beyond) { try body(index, $0, $1) }
+            }
+            k = end
+        }
+    }
+
+    /// Calls `body` with each term in `[low, high)` (byte order) and how many postings its list holds, in order.
+    func forEachTerm(_ db: Database, from low: [UInt8], below high: [UInt8],
+                     _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        try forEachEntry(db, from: low, below: high) { term, data in
+            let count = try TermBlocks.count(db, segment: id, data)
+            try term.withUnsafeBytes { try body($0, count) }
         }
     }
 
@@ -478,7 +587,8 @@ final class BlockedSegment: Sendable {
         for (segment, cached) in zip(found, cached) {
             if let cached, cached.id == segment.id { blocked.append(cached); continue }
             try IndexStore.forEachRawRow(db, directory, [segment.id << 24 | TermBlocks.directoryNumber]) { h in
-                let decoded = try BlockedSegment(id: segment.id, directory: try PostingStore.blob(h, column: 0))
+                let decoded = try BlockedSegment(id: segment.id, token: segment.token,
+                                                 directory: try PostingStore.blob(h, column: 0))
                 built[segment.token] = decoded
                 blocked.append(decoded)
             }

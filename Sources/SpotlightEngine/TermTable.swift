@@ -74,6 +74,33 @@ struct TermTable: Sendable {
         return (n, true)
     }
 
+    /// The number of `term`, if the table has it.
+    func existingNumber(of term: UnsafeBufferPointer<UInt8>) -> Int32? {
+        guard !slots.isEmpty else { return nil }
+        let hash = Self.hash(term)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return nil }
+            let n = Int(entry - 1)
+            if hashes[n] == hash, equals(n, term) { return Int32(n) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The number of `text`, added if the table lacks it.
+    mutating func number(of text: String) -> Int32 {
+        var text = text
+        return text.withUTF8 { number(of: $0).number }
+    }
+
+    /// The number of `text`, if the table has it.
+    func existingNumber(of text: String) -> Int32? {
+        var text = text
+        return text.withUTF8 { existingNumber(of: $0) }
+    }
+
     /// Adds every term of `other` (those it lacks) and returns their numbers here, by number there.
     mutating func add(_ other: TermTable) -> [Int32] {
         var numbers: [Int32] = []

@@ -228,14 +228,6 @@ extension IndexStore {
             if let hotPrefix { noteForMaintenance(prefix: hotPrefix, stale: staleList) }
         }
         return try read(cancelledWhen: options.isCancelled) { db in
-            // The pending frequency decrements, read when a word's exact frequency is needed.
-            var readDeltas: FrequencyDeltas?
-            func deltas() throws -> FrequencyDeltas {
-                if let readDeltas { return readDeltas }
-                let read = try frequencyDeltasCache.deltas(db)
-                readDeltas = read
-                return read
-            }
             // A filter that keeps at most a quarter of the items restricts the candidates from the start.
             var filterIDs: ItemIDSet? = nil
             // The items a wider filter's lookup names, when they were read anyway: ranked matches outside them are
@@ -266,7 +258,7 @@ extension IndexStore {
             if listMayAnswer, options.usePrefixLists, words.count == 1, options.lastWordIsPrefix,
                words[0].unicodeScalars.count <= PrefixLists.maxPrefixLength,
                let hits = try Self.searchShortPrefix(db, words[0], options: options, accepted: filterIDs ?? accepted,
-                                                     pending: { try self.pendingItems(db) }, deltas: deltas, staleList: &staleList) {
+                                                     pending: { try self.pendingItems(db) }, staleList: &staleList) {
                 return hits
             }
             if staleList { hotPrefix = words[0] }
@@ -288,7 +280,7 @@ extension IndexStore {
             let order = try words.indices.map { i -> (Int, Int) in
                 if i == words.count - 1, initialLetter != nil { return (i, Int.max) }
                 let isPrefix = options.lastWordIsPrefix && i == words.count - 1
-                return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix, deltas: try deltas()))
+                return (i, try Self.documentFrequency(db, word: words[i], prefix: isPrefix))
             }.sorted { $0.1 < $1.1 }
             // A long prefix with many matches of its own (not typo matches, which a list cannot hold) gets a list.
             func noteIfHot(matches: Int) {
@@ -343,7 +335,7 @@ extension IndexStore {
                     // A letter the initials could not answer (a large segment's columns are still being read) is
                     // counted after all, to choose between its postings and the candidates' own words.
                     let frequency = ordered == Int.max
-                        ? try Self.documentFrequency(db, word: word, prefix: isPrefix, deltas: try deltas()) : ordered
+                        ? try Self.documentFrequency(db, word: word, prefix: isPrefix) : ordered
                     let typos = options.typoTolerance && frequency < Typos.expansionThreshold
                     ranked[i].typos = typos
                     if let current = candidates,
@@ -377,7 +369,8 @@ extension IndexStore {
                         try Self.foldWord(db, word: word, prefix: isPrefix, typos: typos, space: space, scratch: &scratch,
                                           candidates: candidates?.count,
                                           sortedIDs: { candidates!.dense.map { space.item(at: Int($0)) }.sorted() },
-                                          touched: &touched, letter: letter, tiers: tiers, isCancelled: options.isCancelled,
+                                          touched: &touched, letter: letter, letters: vocabularyLetters, tiers: tiers,
+                                          isCancelled: options.isCancelled,
                                           typoMatches: &typoMatches)
                         ranked[i].typoMatches = typoMatches
                         // The word's code for each item read, the scratch left all zeros.
@@ -467,7 +460,6 @@ extension IndexStore {
     /// those whose words start with `word` join the list's entries under the key the list would give them.
     static func searchShortPrefix(_ db: Database, _ word: String, options: TextSearchOptions, accepted: ItemIDSet? = nil,
                                   pending: () throws -> [PendingPrefixes.PendingItem] = { [] },
-                                  deltas: () throws -> FrequencyDeltas = { .empty },
                                   staleList: inout Bool) throws -> [SearchHit]?
     {
         guard let list = try PrefixLists.list(word, db: db) else { return nil }
@@ -475,7 +467,7 @@ extension IndexStore {
         // with typos (which a list of its prefix cannot know of): rank it the full way. (Ten entries or more imply
         // ten postings or more, so only short lists need the count.)
         if options.typoTolerance, list.entries.count < Typos.expansionThreshold,
-           try documentFrequency(db, word: word, prefix: true, deltas: try deltas()) < Typos.expansionThreshold {
+           try documentFrequency(db, word: word, prefix: true) < Typos.expansionThreshold {
             return nil
         }
         let catalog = ItemCatalog(db)
@@ -620,16 +612,10 @@ extension IndexStore {
         return best
     }
 
-    /// The number of live items holding `word` (with `prefix`, the sum over the terms it starts). Without
-    /// `deltas` (`FrequencyDeltas`), the stored figure: never below the true one, and above it by what small
-    /// writes' decrements still wait (`PendingFrequencies`), good for estimates.
-    static func documentFrequency(_ db: Database, word: String, prefix: Bool, deltas: FrequencyDeltas = .empty) throws -> Int {
-        if prefix {
-            let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(sum(df), 0) FROM term WHERE text >= ? AND text < ?"),
-                                          arguments: [word, word + "\u{10FFFF}"]) ?? 0
-            return max(0, stored - deltas.decrement(ofPrefix: word))
-        }
-        let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT df FROM term WHERE text = ?"), arguments: [word]) ?? 0
-        return deltas.adjusted(stored, of: word)
+    /// The number of items holding `word` (with `prefix`, the sum over the terms it starts): the postings of its
+    /// lists in every segment, deleted items counted until their segment is merged (`SegmentVocabulary`). An
+    /// estimate, good for ordering words and for the typo threshold.
+    static func documentFrequency(_ db: Database, word: String, prefix: Bool) throws -> Int {
+        prefix ? try SegmentVocabulary.frequency(db, ofPrefix: word) : try SegmentVocabulary.frequency(db, of: word)
     }
 }

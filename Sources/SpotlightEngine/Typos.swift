@@ -28,28 +28,25 @@ package enum Typos {
         return n <= 3 ? 0 : (n <= 8 ? 1 : 2)
     }
 
-    /// The vocabulary terms within `budget` typos of `word` (of a beginning of the term when `prefix`).
+    /// The vocabulary terms within `budget` typos of `word` (of a beginning of the term when `prefix`), in byte
+    /// order, with their frequencies (`SegmentVocabulary`: deleted items counted until their segment is merged).
     ///
     /// The terms with the word's first letter come from `vocabularyNeighbours` (which skips the terms that start
     /// too far from the word), those with a wrong first letter from a lookup per spelling (`firstLetterSpellings`).
-    /// With `deltas`, the frequencies are the true ones (`FrequencyDeltas`) and terms only deleted items held are
-    /// left out; without, they are the stored ones (never below the true ones: a term no live item holds may be
-    /// among them, and matches nothing).
-    static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int, deltas: FrequencyDeltas = .empty,
-                           letter: VocabularyLetters.Letter? = nil) throws
-        -> [(id: Int64, text: String, df: Int)]
+    static func neighbours(_ db: Database, of word: String, prefix: Bool, budget: Int,
+                           letter: VocabularyLetters.Letter? = nil, letters: VocabularyLetters? = nil) throws
+        -> [(text: String, df: Int)]
     {
         guard word.unicodeScalars.first != nil else { return [] }
         var matches = try vocabularyNeighbours(db, of: word, prefix: prefix, budget: budget, letter: letter)
-        return try withFirstLetterTypos(db, of: word, prefix: prefix, budget: budget, deltas: deltas, &matches)
+        return try withFirstLetterTypos(db, of: word, prefix: prefix, budget: budget, letters: letters, &matches)
     }
 
     /// The terms within `budget` typos of the whole `word` (`Ranking.matchKind(_:term:prefix: false:typoBudget:)`,
     /// `NameKeys`' corrections) among a search's typo matches of it as a prefix (`neighbourSpans`'s `terms` and
     /// `ranges`): a term within the budget of the whole word is within it of a beginning too (itself), so it is one of
     /// those. With `edits` 1, only those one typo away (a range's terms a search reads as typos, not weak typos). A
-    /// range's terms are stepped only as far as they can be short enough, and only the few that match are looked up
-    /// (`df > 0`).
+    /// range's terms are stepped only as far as they can be short enough.
     static func wholeWordTypos(of word: String, budget: Int, edits: Int? = nil, terms: [String], ranges: [String],
                                _ db: Database, letter: VocabularyLetters.Letter? = nil) throws -> [String]
     {
@@ -66,166 +63,116 @@ package enum Typos {
         func mayMatch<C: Collection<UInt8>>(_ bytes: C) -> Bool {
             bytes.count <= typed + edits || (bytes.count <= longest && bytes.contains { $0 >= 0x80 })
         }
-        var inRanges: [String] = []
+        var known = Set(found)
         if let letter {
-            letter.bytes.withUnsafeBufferPointer { all in
-                for range in ranges {
-                    let beginning = Array(range.utf8)
-                    var i = letter.lowerBound(beginning)
-                    while i < letter.count {
-                        let start = Int(letter.starts[i]), end = Int(letter.starts[i + 1])
-                        let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
-                        guard bytes.starts(with: beginning) else { break }
-                        if mayMatch(bytes) {
-                            let text = String(decoding: bytes, as: UTF8.self)
-                            if isTypo(text) { inRanges.append(text) }
+            // Each segment's terms in the ranges (a term several segments hold, once). (What the closure finds is
+            // returned from it, not added to the variables outside it: so added, a release build lost every term,
+            // while a debug build, or one that logged them, kept them.)
+            var inRanges: [String] = []
+            for source in letter.sources {
+                let matched: [String] = source.bytes.withUnsafeBufferPointer { all in
+                    var matched: [String] = []
+                    for range in ranges {
+                        let beginning = Array(range.utf8)
+                        var i = source.lowerBound(beginning)
+                        while i < source.count {
+                            let start = Int(source.starts[i]), end = Int(source.starts[i + 1])
+                            let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
+                            guard bytes.starts(with: beginning) else { break }
+                            if mayMatch(bytes) {
+                                let text = String(decoding: bytes, as: UTF8.self)
+                                if isTypo(text) { matched.append(text) }
+                            }
+                            i += 1
                         }
-                        i += 1
                     }
+                    return matched
                 }
+                for text in matched where known.insert(text).inserted { inRanges.append(text) }
             }
-            found += try liveTerms(inRanges, db).map(\.text)
+            found += inRanges.sorted { UTF8Order.precedes($0, $1) }
         } else {
-            let statement = try db.cachedStatement(sql: "SELECT text FROM term WHERE text >= ?1 AND text < ?2 AND df > 0")
+            let segments = try PostingStore.Segments(db)
             for range in ranges {
-                let texts = try String.fetchAll(statement, arguments: [range, range + "\u{10FFFF}"])
-                found += texts.filter { mayMatch($0.utf8) && isTypo($0) }
+                let low = Array(range.utf8)
+                for (text, _) in try SegmentVocabulary.terms(db, from: low, below: low + SpanWalk.beyond, segments: segments)
+                where mayMatch(text.utf8) && isTypo(text) && known.insert(text).inserted {
+                    found.append(text)
+                }
             }
         }
         return found
     }
 
-    /// Those of `texts` (terms of a letter in memory, which keeps no frequencies) that live items hold, with their
-    /// ids and frequencies, in the order given.
-    static func liveTerms(_ texts: [String], _ db: Database) throws -> [(id: Int64, text: String, df: Int)] {
-        var live: [(id: Int64, text: String, df: Int)] = []
-        let lookup = try db.cachedStatement(sql: "SELECT id, df FROM term WHERE text = ?")
-        for text in texts {
-            try IndexStore.forEachRawRow(db, lookup, text: text) { row in
-                let df = sqlite3_column_int64(row, 1)
-                if df > 0 { live.append((sqlite3_column_int64(row, 0), text, Int(df))) }
-            }
-        }
-        return live
-    }
-
-    /// How many terms `vocabularyNeighbours` steps over, once it knows they are too far, before it seeks past the
-    /// rest: a seek (a statement reset, a bound text and a descent of the vocabulary's B-tree) costs about as much as
-    /// ten steps.
-    static let stepsBeforeSeeking = 8
-
-    /// The terms with the word's first letter within `budget` typos of it, in text order: the vocabulary's range of
+    /// The terms with the word's first letter within `budget` typos of it, in text order: each segment's terms of
     /// that letter stepped in order, each term's distance rows computed only past the beginning it shares with the
     /// term before (`PrefixDistance`), and every term that starts with a beginning already too far from the word
     /// skipped with one seek. A common first letter has 70,000 terms at a million items (`p` on PyPI): computing
     /// every one's distance was nine tenths of the slowest keystrokes (`platformd`, 56 ms).
     static func vocabularyNeighbours(_ db: Database, of word: String, prefix: Bool, budget: Int,
-                                     stepsBeforeSeeking: Int = Typos.stepsBeforeSeeking,
-                                     letter: VocabularyLetters.Letter? = nil) throws
-        -> [(id: Int64, text: String, df: Int)]
+                                     letter: VocabularyLetters.Letter? = nil) throws -> [(text: String, df: Int)]
     {
-        try vocabularySpans(db, of: word, prefix: prefix, budget: budget, stepsBeforeSeeking: stepsBeforeSeeking,
-                            collapsing: false, letter: letter).terms
+        try vocabularySpans(db, of: word, prefix: prefix, budget: budget, collapsing: false, letter: letter).terms
     }
 
     /// The typo matches of a word as a search folds them: terms, and (for a prefix) the beginnings every term that
     /// starts with which matches, rather than each of those terms (`s3tr` matches every term that starts with `str`:
-    /// thousands, each list read by a lookup of its own). `ranges`: every term with `df > 0` that starts with one
-    /// of them is a match, and none of them is in `terms`; terms with `df` 0 in those ranges have only dead postings.
+    /// thousands, each list read by a lookup of its own). `ranges`: every term that starts with one of them is a
+    /// match, and none of them is in `terms`.
     static func neighbourSpans(_ db: Database, of word: String, prefix: Bool, budget: Int,
-                               letter: VocabularyLetters.Letter? = nil) throws
-        -> (terms: [(id: Int64, text: String, df: Int)], ranges: [String])
+                               letter: VocabularyLetters.Letter? = nil, letters: VocabularyLetters? = nil) throws
+        -> (terms: [(text: String, df: Int)], ranges: [String])
     {
         guard word.unicodeScalars.first != nil else { return ([], []) }
         var spans = try vocabularySpans(db, of: word, prefix: prefix, budget: budget, collapsing: prefix, letter: letter)
-        return (try withFirstLetterTypos(db, of: word, prefix: prefix, budget: budget, deltas: .empty, &spans.terms), spans.ranges)
+        return (try withFirstLetterTypos(db, of: word, prefix: prefix, budget: budget, letters: letters, &spans.terms),
+                spans.ranges)
     }
 
     /// `vocabularyNeighbours`, with (when `collapsing`, for a prefix) the beginnings whose every term matches as
-    /// ranges instead of their terms. With `letter` (the word's first letter's terms as of `db`'s snapshot,
-    /// `VocabularyLetters`), the same walk over them in memory, and the matches' ids and frequencies looked up.
-    static func vocabularySpans(_ db: Database, of word: String, prefix: Bool, budget: Int,
-                                stepsBeforeSeeking: Int = Typos.stepsBeforeSeeking, collapsing: Bool,
+    /// ranges instead of their terms. `letter`: the word's first letter's terms in every segment of `db`'s snapshot
+    /// (`VocabularyLetters`; read here when not given). The walk runs over each segment's terms and the results are
+    /// united: a term several segments hold is one match, its frequencies added. (A range is the shortest
+    /// beginning of a term within the budget, which depends on that beginning alone: every segment names the same
+    /// range for the terms that start with it, so ranges never nest.)
+    static func vocabularySpans(_ db: Database, of word: String, prefix: Bool, budget: Int, collapsing: Bool,
                                 letter: VocabularyLetters.Letter? = nil) throws
-        -> (terms: [(id: Int64, text: String, df: Int)], ranges: [String])
+        -> (terms: [(text: String, df: Int)], ranges: [String])
     {
         guard let first = word.unicodeScalars.first else { return ([], []) }
-        var walk = SpanWalk(word, prefix: prefix, budget: budget, collapsing: collapsing)
-        var matches: [(id: Int64, text: String, df: Int)] = []
+        let letter = try letter ?? VocabularyLetters.read(String(first), db)
         // The bounds as UTF-8 bytes: the letter, then U+10FFFF after it (above every term that starts with it).
         let beyond = SpanWalk.beyond
-        if let letter {
-            // In memory a seek is a binary search: every skip seeks at once.
-            var texts: [String] = []
-            letter.bytes.withUnsafeBufferPointer { all in
-                var i = letter.lowerBound(Array(String(first).utf8))
-                while i < letter.count {
-                    let start = Int(letter.starts[i]), end = Int(letter.starts[i + 1])
-                    let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
+        let start = Array(String(first).utf8)
+        var found: [String: Int] = [:]
+        var ranges = Set<String>()
+        for source in letter?.sources ?? [] {
+            // (What the closure finds is returned from it, not added to variables outside it: see `wholeWordTypos`.)
+            let (matched, walked): ([(String, Int)], [String]) = source.bytes.withUnsafeBufferPointer { all in
+                var walk = SpanWalk(word, prefix: prefix, budget: budget, collapsing: collapsing)
+                var matched: [(String, Int)] = []
+                // In memory a seek is a binary search: every skip seeks at once.
+                var i = source.lowerBound(start)
+                while i < source.count {
+                    let from = Int(source.starts[i]), end = Int(source.starts[i + 1])
+                    let bytes = UnsafeBufferPointer(rebasing: all[from..<end])
                     switch walk.visit(bytes) {
                     case .next:
                         i += 1
                     case .match:
-                        texts.append(String(decoding: bytes, as: UTF8.self))
+                        matched.append((String(decoding: bytes, as: UTF8.self), Int(source.counts[i])))
                         i += 1
                     case .range(let beginning), .tooFar(let beginning):
-                        i = letter.lowerBound(beginning + beyond)
+                        i = source.lowerBound(beginning + beyond)
                     }
                 }
+                return (matched, walk.ranges)
             }
-            return (try liveTerms(texts, db), walk.ranges)
+            for (text, count) in matched { found[text, default: 0] += count }
+            ranges.formUnion(walked)
         }
-        let statement = try db.cachedStatement(sql: "SELECT id, text, df FROM term WHERE text >= ?1 AND text < ?2").sqliteStatement
-        var low = Array(String(first).utf8)
-        let high = low + beyond
-        // The beginning (UTF-8 bytes) of the terms being skipped, and how many were stepped over since.
-        var skipping: [UInt8] = []
-        var stepped = 0
-        defer { sqlite3_reset(statement) }
-        sqlite3_reset(statement)
-        high.withUnsafeBufferPointer { _ = sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
-        seeking: while true {
-            sqlite3_reset(statement)
-            low.withUnsafeBufferPointer { _ = sqlite3_bind_text(statement, 1, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
-            while true {
-                let code = sqlite3_step(statement)
-                if code == SQLITE_DONE { break seeking }
-                guard code == SQLITE_ROW else {
-                    throw IndexStore.stepError(db, code)
-                }
-                let bytes = UnsafeBufferPointer(start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
-                if !skipping.isEmpty {
-                    // A few terms are stepped over (a step costs a tenth of a seek); past `stepsBeforeSeeking` of
-                    // them, the rest are skipped with one seek.
-                    if bytes.starts(with: skipping) {
-                        stepped += 1
-                        if stepped < stepsBeforeSeeking { continue }
-                        low = skipping + beyond
-                        skipping.removeAll(keepingCapacity: true)
-                        continue seeking
-                    }
-                    skipping.removeAll(keepingCapacity: true)
-                }
-                switch walk.visit(bytes) {
-                case .next:
-                    break
-                case .match:
-                    if sqlite3_column_int64(statement, 2) > 0 {
-                        matches.append((sqlite3_column_int64(statement, 0), String(decoding: bytes, as: UTF8.self),
-                                        Int(sqlite3_column_int64(statement, 2))))
-                    }
-                case .range(let beginning):
-                    // A range was noted: its terms are skipped with one seek.
-                    low = beginning + beyond
-                    skipping.removeAll(keepingCapacity: true)
-                    continue seeking
-                case .tooFar(let beginning):
-                    skipping = beginning
-                    stepped = 0
-                }
-            }
-        }
-        return (matches, walk.ranges)
+        let terms = found.map { (text: $0.key, df: $0.value) }.sorted { UTF8Order.precedes($0.text, $1.text) }
+        return (terms, ranges.sorted { UTF8Order.precedes($0, $1) })
     }
 
     /// What `vocabularySpans` computes for each term it meets in text order, whichever way it steps them: the
@@ -305,32 +252,65 @@ package enum Typos {
         return end
     }
 
-    /// Adds the terms with the word's first letter wrong and the rest right (`firstLetterTypo`) to `matches`, and
-    /// applies `deltas`: the terms `neighbours` returns.
+    /// Adds the terms with the word's first letter wrong and the rest right (`firstLetterTypo`) to `matches`: the
+    /// terms `neighbours` returns.
     private static func withFirstLetterTypos(_ db: Database, of word: String, prefix: Bool, budget: Int,
-                                             deltas: FrequencyDeltas, _ matches: inout [(id: Int64, text: String, df: Int)]) throws
-        -> [(id: Int64, text: String, df: Int)]
+                                             letters: VocabularyLetters? = nil,
+                                             _ matches: inout [(text: String, df: Int)]) throws -> [(text: String, df: Int)]
     {
-        // The first letter wrong, the rest typed right: each spelling a range (or point) lookup.
-        if budget > 0, let spellings = firstLetterSpellings(of: word) {
-            let known = Set(matches.map(\.id))
-            let exactly = try db.cachedStatement(sql: "SELECT id, text, df FROM term WHERE text = ?")
-            let starting = try db.cachedStatement(sql: "SELECT id, text, df FROM term WHERE text >= ? AND text < ?")
+        // The first letter wrong, the rest typed right: each spelling a range (or point) lookup in every segment,
+        // a large segment's spellings that fall in one of its blocks read together.
+        if budget > 0, let spellings = firstLetterSpellings(of: word)?.sorted(by: { UTF8Order.precedes($0, $1) }) {
+            var known = Set(matches.map(\.text))
             let typed = word.unicodeScalars.map(\.value)
-            for spelling in spellings {
-                let rows = prefix ? try Row.fetchAll(starting, arguments: [spelling, spelling + "\u{10FFFF}"])
-                    : try Row.fetchAll(exactly, arguments: [spelling])
-                for row in rows {
-                    let id: Int64 = try row.stored(0)
-                    let text: String = try row.stored(1)
-                    guard !known.contains(id), !matches.contains(where: { $0.id == id }),
-                          firstLetterTypo(typed, text.unicodeScalars.map(\.value), prefix: prefix) else { continue }
-                    matches.append((id, text, try row.stored(2)))
+            let keys = spellings.map { Array($0.utf8) }
+            // Each spelling's terms with their postings in every segment.
+            var found = [[String: Int]](repeating: [:], count: keys.count)
+            let segments = try PostingStore.Segments(db)
+            // A spelling whose first letter the store keeps for the large segments is looked up in memory; the
+            // others in the segments' blocks.
+            var unkept: [Int] = []
+            for (index, key) in keys.enumerated() {
+                guard let first = spellings[index].unicodeScalars.first,
+                      let source = letters?.keptLetter(String(first), of: segments.blocked) else {
+                    unkept.append(index)
+                    continue
+                }
+                let matched: [(String, Int)] = source.bytes.withUnsafeBufferPointer { all in
+                    var matched: [(String, Int)] = []
+                    var i = source.lowerBound(key)
+                    while i < source.count {
+                        let bytes = UnsafeBufferPointer(rebasing: all[Int(source.starts[i])..<Int(source.starts[i + 1])])
+                        guard prefix ? bytes.starts(with: key) : bytes.elementsEqual(key) else { break }
+                        matched.append((String(decoding: bytes, as: UTF8.self), Int(source.counts[i])))
+                        i += 1
+                    }
+                    return matched
+                }
+                for (text, count) in matched { found[index][text, default: 0] += count }
+            }
+            if !unkept.isEmpty {
+                for segment in segments.blocked {
+                    try segment.forEachTerm(matching: unkept.map { keys[$0] }, exact: !prefix, db) { k, term, count in
+                        let index = unkept[k]
+                        found[index][prefix ? String(decoding: term, as: UTF8.self) : spellings[index], default: 0] += count
+                    }
                 }
             }
-        }
-        if !deltas.isEmpty {
-            for i in matches.indices { matches[i].df = deltas.adjusted(matches[i].df, of: matches[i].text) }
+            for source in segments.packed.map(SegmentVocabulary.Source.packed) + segments.rows.map(SegmentVocabulary.Source.rows) {
+                for (index, key) in keys.enumerated() {
+                    try source.forEachTerm(db, from: key, below: prefix ? key + SpanWalk.beyond : key + [0]) { term, count in
+                        found[index][String(decoding: term, as: UTF8.self), default: 0] += count
+                    }
+                }
+            }
+            for terms in found {
+                for (text, count) in terms.sorted(by: { UTF8Order.precedes($0.key, $1.key) }) where !known.contains(text) {
+                    guard firstLetterTypo(typed, text.unicodeScalars.map(\.value), prefix: prefix) else { continue }
+                    matches.append((text, count))
+                    known.insert(text)
+                }
+            }
         }
         return matches.filter { $0.df > 0 }
     }

@@ -3,32 +3,32 @@ import GRDB
 import GRDBSQLite
 import Synchronization
 
-/// The vocabulary's terms of one first letter, in the vocabulary's order, held in memory for typo tolerance's walk
-/// (`Typos.vocabularySpans`), per store and per letter: at most `byteLimit` for a store and `processByteLimit` for
-/// every store of the process together.
+/// The terms of one first letter, per segment, held in memory for typo tolerance's walk (`Typos.vocabularySpans`):
+/// at most `byteLimit` for a store and `processByteLimit` for every store of the process together, the least
+/// recently used letter of any store's segments going first.
 ///
 /// A word of nine letters or more tolerates two typos, and its walk steps 28,000–45,000 terms of its letter and
-/// seeks a thousand times (PyPI: `s3transfe`, `pycparser`, `platformd`): at about 0.4 µs a step through SQLite, 13–20
-/// ms, most of such a keystroke. The same walk over the letter's terms in memory steps and seeks by binary search in
-/// a tenth of that.
+/// seeks a thousand times (PyPI: `s3transfe`, `pycparser`, `platformd`): through SQLite, 13–20 ms, most of such a
+/// keystroke; over the letter's terms in memory, a tenth of that.
 ///
-/// The vocabulary's rows are never deleted, and every term added takes the next id and raises `meta.nextTerm` in the
-/// same transaction: a letter read in a snapshot whose `nextTerm` a search's snapshot also has holds exactly that
-/// snapshot's terms. A search never waits for a letter: it walks the vocabulary in SQLite, as it did, while the
-/// letter is read on a background queue for the searches after it (as `ColumnCache` reads columns); a write that
-/// adds a term makes the letters read before it stale, and each is read again when a search next needs it.
-/// Frequencies are not kept (they change with every write): the walk's matches are looked up afterwards.
+/// Since format 16 the vocabulary is the segments' own dictionaries (`SegmentVocabulary`), and so are the letters:
+/// one per segment and letter, kept by the segment's random token. A segment never changes, so a letter read once
+/// stays right for as long as the segment exists, whatever is written after it: a write adds a segment, whose
+/// letter is read when a search first needs it (a small write's segment is packed and already in memory), and a
+/// merge replaces segments by one. (Formats 5 to 15 kept one list per letter of a global vocabulary, which every
+/// write that added a term made stale; searches walked the vocabulary in SQLite until it was read again.) The walk
+/// runs over each segment's letter and unites what it finds (`Typos`).
 final class VocabularyLetters: Sendable {
-    /// A letter's terms as UTF-8 bytes, one after the other, sorted as SQLite's `BINARY` collation sorts them.
-    struct Letter: Sendable {
-        /// `meta.nextTerm` of the snapshot they were read in.
-        let version: Int64
+    /// One segment's terms of a letter as UTF-8 bytes, one after the other, sorted as SQLite's `BINARY` collation
+    /// sorts them, with the postings each term's list holds there.
+    struct Source: Sendable {
         let bytes: [UInt8]
         /// Term `i` is `bytes[starts[i] ..< starts[i + 1]]`.
         let starts: [UInt32]
+        let counts: [UInt32]
 
         var count: Int { starts.count - 1 }
-        var byteCount: Int { bytes.count + 4 * starts.count }
+        var byteCount: Int { bytes.count + 4 * starts.count + 4 * counts.count }
 
         /// The position of the first term not below `key` (byte order).
         func lowerBound(_ key: [UInt8]) -> Int {
@@ -48,20 +48,33 @@ final class VocabularyLetters: Sendable {
         }
     }
 
-    private struct State {
-        var letters: [String: Letter] = [:]
-        /// Least recently used first.
-        var order: [String] = []
-        /// When each letter was last used or read, on the process's clock (`clock`).
-        var used: [String: UInt64] = [:]
-        var bytes = 0
-        /// When each letter's last read was scheduled (`DispatchTime` nanoseconds).
-        var scheduled: [String: UInt64] = [:]
+    /// A letter's terms in every segment of one read: one source per segment that has any.
+    struct Letter: Sendable {
+        let sources: [Source]
+    }
 
-        mutating func remove(_ letter: String) {
-            bytes -= letters.removeValue(forKey: letter)?.byteCount ?? 0
-            order.removeAll { $0 == letter }
-            used[letter] = nil
+    private struct Key: Hashable {
+        /// A packed segment's token, or for the large segments' letter merged, a hash of their tokens.
+        var token: Int64
+        var letter: String
+        /// The large segments' (term blocks) letter merged into one.
+        var merged = false
+    }
+
+    private struct State {
+        var sources: [Key: Source] = [:]
+        /// When each source was last used or read, on the process's clock (`clock`).
+        var used: [Key: UInt64] = [:]
+        var bytes = 0
+
+        mutating func remove(_ key: Key) {
+            bytes -= sources.removeValue(forKey: key)?.byteCount ?? 0
+            used[key] = nil
+        }
+
+        mutating func removeOldest() {
+            guard let oldest = used.min(by: { $0.value < $1.value })?.key else { return }
+            remove(oldest)
         }
     }
 
@@ -77,6 +90,7 @@ final class VocabularyLetters: Sendable {
     }
     /// The order of uses across the stores (`State.used`).
     private static let clock = Atomic<UInt64>(0)
+    private let stopped = Atomic<Bool>(false)
 
     init() {
         Self.all.withLock { all in
@@ -85,43 +99,111 @@ final class VocabularyLetters: Sendable {
         }
     }
 
-    /// The bytes this store's letters hold, and whether it holds `letter` (tests, diagnostics).
+    /// The bytes this store's letters hold, and whether it holds `letter` of some segment (tests, diagnostics).
     var heldBytes: Int { state.withLock { $0.bytes } }
-    func holds(_ letter: String) -> Bool { state.withLock { $0.letters[letter] != nil } }
-    private let building = Mutex<Set<String>>([])
-    private let stopped = Atomic<Bool>(false)
-    private let queue = BackgroundQueue(label: "OpenSpotlight.VocabularyLetters")
+    func holds(_ letter: String) -> Bool { state.withLock { $0.sources.keys.contains { $0.letter == letter } } }
     /// The most bytes the letters of one store hold together; the least recently used go first. (PyPI's whole
-    /// vocabulary, 1.19 million terms, takes about 19 MB.)
+    /// vocabulary, 1.19 million terms, takes about 24 MB.)
     static let byteLimit = 24 << 20
-    /// Letters read so far (tests, diagnostics).
+    /// Segment letters read so far (tests, diagnostics).
     let lettersRead = Atomic<Int>(0)
-    /// A letter is read again at most this often (nanoseconds; tests set 0): an app that writes terms between
-    /// every two keystrokes would otherwise have each typo search read its letter again (PyPI's `p`: ~30 ms of a
-    /// core), while the searches in between walk SQLite as they did before.
-    let rereadInterval = Atomic<UInt64>(1_000_000_000)
 
-    /// The vocabulary's version in `db`'s snapshot: `meta.nextTerm`, or nil for a store without it (the letters are
-    /// then never used).
-    static func version(_ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'"))
+    /// The terms of `letter` (one scalar, as text) in every segment of `db`'s snapshot: kept letters, and those
+    /// not kept read now and kept (a large segment's commonest letter: PyPI's `p`, ~80,000 terms, a few
+    /// milliseconds once per process).
+    ///
+    /// The large segments (term blocks) have one letter for all of them, their terms merged in order: each walk
+    /// seeks once for every beginning too far from the word, in every source, so walking four large segments' `p`
+    /// apart took PyPI's two-typo words (`platformd`, `pycparser`) 3 ms more than one. They change only with large
+    /// writes and merges of large segments, when their letter is read again; the packed segments that single
+    /// writes add are walked apart, each a few terms.
+    func terms(of letter: String, _ db: Database, store: IndexStore) throws -> Letter? {
+        guard !stopped.load(ordering: .acquiring) else { return nil }
+        let low = Array(letter.utf8), high = low + Typos.SpanWalk.beyond
+        var sources: [Source] = []
+        var read: [(Key, Source)] = []
+        let segments = try PostingStore.Segments(db)
+        func source(token: Int64, _ make: () throws -> Source) throws {
+            let key = Key(token: token, letter: letter)
+            let kept = state.withLock { state -> Source? in
+                guard let source = state.sources[key] else { return nil }
+                state.used[key] = Self.clock.add(1, ordering: .relaxed).newValue
+                return source
+            }
+            if let kept {
+                if kept.count > 0 { sources.append(kept) }
+                return
+            }
+            let made = try make()
+            read.append((key, made))
+            if made.count > 0 { sources.append(made) }
+        }
+        if !segments.blocked.isEmpty {
+            let key = Key(token: Self.combinedToken(segments.blocked), letter: letter, merged: true)
+            let kept = state.withLock { state -> Source? in
+                guard let source = state.sources[key] else { return nil }
+                state.used[key] = Self.clock.add(1, ordering: .relaxed).newValue
+                return source
+            }
+            if let kept {
+                if kept.count > 0 { sources.append(kept) }
+            } else {
+                let made = Self.merge(try segments.blocked.map { segment in
+                    try Self.source { visit in try segment.forEachTerm(db, from: low, below: high, visit) }
+                })
+                read.append((key, made))
+                if made.count > 0 { sources.append(made) }
+            }
+        }
+        for segment in segments.packed {
+            try source(token: segment.token) { try Self.source { visit in try segment.forEachTerm(from: low, below: high, visit) } }
+        }
+        if !segments.rows.isEmpty {
+            // A format 10 store's segments stored as posting rows (read-only; a store opened for writing has them
+            // written again as blocks by its maintenance): read at every search, never kept.
+            let all = try Self.read(letter, db, onlyRows: true)
+            sources += all?.sources ?? []
+        }
+        if !read.isEmpty {
+            lettersRead.add(read.count, ordering: .relaxed)
+            state.withLock { state in
+                for (key, source) in read {
+                    // (The letter of the large segments as they were before: gone.)
+                    if key.merged {
+                        for old in state.sources.keys where old.merged && old.letter == key.letter { state.remove(old) }
+                    }
+                    state.remove(key)
+                    state.sources[key] = source
+                    state.used[key] = Self.clock.add(1, ordering: .relaxed).newValue
+                    state.bytes += source.byteCount
+                }
+                while state.bytes > Self.byteLimit, state.sources.count > 1 { state.removeOldest() }
+            }
+            Self.keepProcessLimit()
+        }
+        return Letter(sources: sources)
     }
 
-    /// The terms of `letter` (one scalar, as text) as of `db`'s snapshot when this cache holds them; otherwise nil,
-    /// and a read of them is scheduled through `store`'s reads.
-    func terms(of letter: String, _ db: Database, store: IndexStore) throws -> Letter? {
-        guard let version = try Self.version(db) else { return nil }
-        let found = state.withLock { state -> Letter? in
-            guard let terms = state.letters[letter], terms.version == version else { return nil }
-            if let at = state.order.firstIndex(of: letter), at != state.order.count - 1 {
-                state.order.remove(at: at)
-                state.order.append(letter)
-            }
-            state.used[letter] = Self.clock.add(1, ordering: .relaxed).newValue
-            return terms
+    /// What the large segments' merged letters are kept by: a hash of the segments' tokens.
+    static func combinedToken(_ blocked: [BlockedSegment]) -> Int64 {
+        var combined: UInt64 = 0xCBF2_9CE4_8422_2325
+        for segment in blocked {
+            combined = (combined ^ UInt64(bitPattern: segment.token)) &* 0x0000_0100_0000_01B3
         }
-        if found == nil { scheduleRead(letter, store: store) }
-        return found
+        return Int64(bitPattern: combined)
+    }
+
+    /// The large segments' merged terms of `letter`, when this store keeps them for exactly these segments
+    /// (nothing is read: typo tolerance's first-letter spellings look a spelling up here when its letter is kept,
+    /// else in the segments' blocks).
+    func keptLetter(_ letter: String, of blocked: [BlockedSegment]) -> Source? {
+        guard !blocked.isEmpty else { return nil }
+        let key = Key(token: Self.combinedToken(blocked), letter: letter, merged: true)
+        return state.withLock { state in
+            guard let source = state.sources[key] else { return nil }
+            state.used[key] = Self.clock.add(1, ordering: .relaxed).newValue
+            return source
+        }
     }
 
     /// The terms of `word`'s first letter, as `terms(of:_:store:)` gives them.
@@ -130,59 +212,75 @@ final class VocabularyLetters: Sendable {
         return try terms(of: String(first), db, store: store)
     }
 
-    /// Reads a letter's terms in one read transaction (the vocabulary's range of one letter: ~100,000 terms for
-    /// PyPI's commonest, 20–40 ms).
-    static func read(_ letter: String, _ db: Database) throws -> Letter? {
-        guard let version = try version(db) else { return nil }
-        let low = Array(letter.utf8), high = low + Typos.SpanWalk.beyond
+    /// A source from a segment's range of terms (`visit` calls its argument with each term in order).
+    private static func source(_ visit: ((UnsafeRawBufferPointer, Int) throws -> Void) throws -> Void) throws -> Source {
         var bytes: [UInt8] = []
         var starts: [UInt32] = [0]
-        let statement = try db.cachedStatement(sql: "SELECT text FROM term WHERE text >= ?1 AND text < ?2").sqliteStatement
-        sqlite3_reset(statement)
-        defer { sqlite3_reset(statement) }
-        low.withUnsafeBufferPointer { _ = sqlite3_bind_text(statement, 1, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
-        high.withUnsafeBufferPointer { _ = sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
-        while true {
-            let code = sqlite3_step(statement)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else { throw IndexStore.stepError(db, code) }
-            let count = Int(sqlite3_column_bytes(statement, 0))
-            if count > 0, let text = sqlite3_column_text(statement, 0) {
-                bytes.append(contentsOf: UnsafeBufferPointer(start: text, count: count))
-            }
-            // (A vocabulary past 4 GB of one letter's text is no index this engine writes: left to SQLite's walk.)
-            guard bytes.count < Int(UInt32.max) else { return nil }
+        var counts: [UInt32] = []
+        try visit { term, count in
+            bytes.append(contentsOf: term)
+            // (A segment past 4 GB of one letter's text is no index this engine writes.)
+            guard bytes.count < Int(UInt32.max) else { throw TermBlocks.damaged }
             starts.append(UInt32(bytes.count))
+            counts.append(UInt32(clamping: count))
         }
-        return Letter(version: version, bytes: bytes, starts: starts)
+        return Source(bytes: bytes, starts: starts, counts: counts)
     }
 
-    private func scheduleRead(_ letter: String, store: IndexStore) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let due = state.withLock { state -> Bool in
-            if let last = state.scheduled[letter], now &- last < rereadInterval.load(ordering: .relaxed) { return false }
-            state.scheduled[letter] = now
-            return true
-        }
-        guard due, building.withLock({ $0.insert(letter).inserted }) else { return }
-        queue.async { [weak self, weak store] in
-            guard let self else { return }
-            defer { self.building.withLock { _ = $0.remove(letter) } }
-            guard let store, !self.stopped.load(ordering: .acquiring),
-                  let read = try? store.read({ try Self.read(letter, $0) }) else { return }
-            self.lettersRead.add(1, ordering: .relaxed)
-            self.state.withLock { state in
-                state.remove(letter)
-                state.letters[letter] = read
-                state.order.append(letter)
-                state.used[letter] = Self.clock.add(1, ordering: .relaxed).newValue
-                state.bytes += read.byteCount
-                while state.bytes > Self.byteLimit, state.order.count > 1 {
-                    state.remove(state.order[0])
-                }
+    /// Sources merged into one in byte order, the counts of a term several hold added.
+    static func merge(_ sources: [Source]) -> Source {
+        let sources = sources.filter { $0.count > 0 }
+        guard sources.count > 1 else { return sources.first ?? Source(bytes: [], starts: [0], counts: []) }
+        var bytes: [UInt8] = []
+        var starts: [UInt32] = [0]
+        var counts: [UInt32] = []
+        bytes.reserveCapacity(sources.reduce(0) { $0 + $1.bytes.count })
+        starts.reserveCapacity(sources.reduce(1) { $0 + $1.count })
+        var positions = [Int](repeating: 0, count: sources.count)
+        /// Term `i` of source `s` against term `j` of source `t`: memcmp's order.
+        func order(_ s: Int, _ i: Int, _ t: Int, _ j: Int) -> Int32 {
+            let a = sources[s], b = sources[t]
+            let aStart = Int(a.starts[i]), aCount = Int(a.starts[i + 1]) - aStart
+            let bStart = Int(b.starts[j]), bCount = Int(b.starts[j + 1]) - bStart
+            let common = min(aCount, bCount)
+            let c = common == 0 ? 0 : a.bytes.withUnsafeBytes { x in
+                b.bytes.withUnsafeBytes { y in memcmp(x.baseAddress! + aStart, y.baseAddress! + bStart, common) }
             }
-            Self.keepProcessLimit()
+            return c != 0 ? c : Int32(aCount - bCount).signum()
         }
+        while true {
+            var smallest = -1
+            for s in sources.indices where positions[s] < sources[s].count {
+                if smallest < 0 || order(s, positions[s], smallest, positions[smallest]) < 0 { smallest = s }
+            }
+            guard smallest >= 0 else { break }
+            let head = positions[smallest]
+            var count = UInt64(sources[smallest].counts[head])
+            for s in sources.indices where s != smallest && positions[s] < sources[s].count
+                && order(s, positions[s], smallest, head) == 0 {
+                count += UInt64(sources[s].counts[positions[s]])
+                positions[s] += 1
+            }
+            let source = sources[smallest]
+            bytes.append(contentsOf: source.bytes[Int(source.starts[head])..<Int(source.starts[head + 1])])
+            starts.append(UInt32(bytes.count))
+            counts.append(UInt32(clamping: count))
+            positions[smallest] += 1
+        }
+        return Source(bytes: bytes, starts: starts, counts: counts)
+    }
+
+    /// A letter's terms in every segment of `db`'s snapshot, read now and kept nowhere (tests, and callers
+    /// without a store). `onlyRows`: the segments stored as posting rows alone.
+    static func read(_ letter: String, _ db: Database, onlyRows: Bool = false) throws -> Letter? {
+        let low = Array(letter.utf8), high = low + Typos.SpanWalk.beyond
+        var sources: [Source] = []
+        for segment in try SegmentVocabulary.sources(db) {
+            if onlyRows, case .rows = segment {} else if onlyRows { continue }
+            let made = try source { body in try segment.forEachTerm(db, from: low, below: high, body) }
+            if made.count > 0 { sources.append(made) }
+        }
+        return Letter(sources: sources)
     }
 
     /// Drops the least recently used letters of every store in this process until they hold `processByteLimit` at
@@ -196,32 +294,26 @@ final class VocabularyLetters: Sendable {
                 return all.compactMap(\.letters)
             }
             var total = 0
-            var oldest: (store: VocabularyLetters, letter: String, used: UInt64)? = nil
+            var oldest: (store: VocabularyLetters, key: Key, used: UInt64)? = nil
             for store in stores {
                 store.state.withLock { state in
                     total += state.bytes
-                    for (letter, used) in state.used where oldest.map({ used < $0.used }) ?? true {
-                        oldest = (store, letter, used)
+                    for (key, used) in state.used where oldest.map({ used < $0.used }) ?? true {
+                        oldest = (store, key, used)
                     }
                 }
             }
             guard total > limit, let oldest else { return }
             oldest.store.state.withLock { state in
-                if state.used[oldest.letter] == oldest.used { state.remove(oldest.letter) }
+                if state.used[oldest.key] == oldest.used { state.remove(oldest.key) }
             }
         }
     }
 
-    /// Stops reading letters and waits for a read in progress (the store is closing).
+    /// Forgets every letter and reads none again (the store is closing).
     func stop() {
         stopped.store(true, ordering: .releasing)
-        queue.sync()
         // A closed store's letters count toward no limit.
         state.withLock { $0 = State() }
-    }
-
-    /// Waits for the letters being read in the background (tests, measurements).
-    func waitForReads() {
-        queue.sync()
     }
 }

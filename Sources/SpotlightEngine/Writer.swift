@@ -8,28 +8,20 @@ import Synchronization
 /// New items get new ids (`meta.nextItem`, increasing, never reused; an update is a delete and an insert), and
 /// their postings are gathered in memory and written at the end of the transaction as one new segment
 /// (`SegmentMerger.writeSegment`), or several for a batch too large to hold (`SegmentMerger.flushThreshold`).
-/// A deleted item's postings stay in their segment, dead, until a merge drops them. Document frequencies are updated
-/// once per transaction, and so are the prefix lists (`PrefixLists`) by a larger write; a small one leaves its
-/// items' list changes pending (`PendingPrefixes`), and its frequency decrements (`PendingFrequencies`).
+/// A deleted item's postings stay in their segment, dead, until a merge drops them. The prefix lists (`PrefixLists`)
+/// are updated once per transaction by a larger write; a small one leaves its items' list changes pending
+/// (`PendingPrefixes`).
+///
+/// Since format 16 a write keeps no vocabulary apart from its segment's own dictionary (`SegmentVocabulary`): its
+/// postings name their terms by numbers of its own (`terms`), and the segment's lists are keyed by the terms' text.
+/// Formats 5 to 15 looked every term up in a global `term` table, inserted the new ones and updated every term's
+/// document frequency (a tenth of a bulk load's CPU, and 23 MB of PyPI's index).
 struct Writer {
     let db: Database
     let store: IndexStore
-    var newTerms: [String: Int64]
     let now: Date
-    /// Document-frequency changes by term text (the term table's key).
-    private var dfDelta: [String: Int] = [:]
-    /// The windows' document-frequency changes (`endWindow`), by term id, with each term's text by its number in
-    /// the map: a window's terms have ids, and hashing the text of each for `dfDelta` (SipHash, once per term and
-    /// window) was 3 % of PyPI's bulk load on the transaction's thread.
-    private var windowDeltas = UInt64Map<Int>()
-    private var windowDeltaTexts: [String] = []
-    /// The id the next new term gets (terms are never deleted, so the largest id plus one), once looked up.
-    private var nextTermID: Int64? = nil
-    /// The terms this transaction adds to the vocabulary (their ids in `newTerms`), inserted by `finish` with
-    /// their document frequencies: one insertion each, in the vocabulary's order, where inserting a new term when
-    /// first met and updating its frequency at the end searched the vocabulary twice and wrote it twice (a tenth of
-    /// PyPI's bulk load on the transaction's thread).
-    private var addedTerms: [(text: String, id: Int64)] = []
+    /// This transaction's terms, numbered from 0 in the order it met them: its postings name them by number.
+    private(set) var terms = TermTable()
     private var pendingPostings: [(term: Int64, item: Int64, tiers: UInt8)] = []
     /// The ids allocated since the last segment was written (`pendingFirst...nextItem - 1`), and how many of them
     /// were deleted again in this transaction.
@@ -63,13 +55,11 @@ struct Writer {
     /// stay in `unwrittenRecords` until their rows are inserted.
     private var compressing: [Concurrently<RecordBlocks.Compressed>] = []
 
-    /// The window of prepared upserts being applied (`PreparedUpsert.Window`): its terms' ids once looked up
-    /// (0: not yet), how many of its items each term was added with, and the ids of its items whose prefix
-    /// offers the window made, by position from the window's first (0: none), and the other way; taken in at the
-    /// window's end (`endWindow`).
+    /// The window of prepared upserts being applied (`PreparedUpsert.Window`): its terms' numbers in `terms`, and
+    /// the ids of its items whose prefix offers the window made, by position from the window's first (0: none), and
+    /// the other way; taken in at the window's end (`endWindow`).
     private var window = PreparedUpsert.Window()
-    private var windowTermIDs: [Int64] = []
-    private var windowFrequencies: [Int32] = []
+    private var windowNumbers: [Int32] = []
     private var windowItems: [Int64] = []
     private var windowPositions: [Int64: Int] = [:]
     /// Whether the window's offers were made for this transaction's long prefixes (`prefixes.hot`), once known.
@@ -78,9 +68,6 @@ struct Writer {
     /// The dictionary new records are compressed with (`RecordDictionary`), if the index has one.
     let dictionary: RecordDictionary?
 
-    /// The statements a bulk load runs for every item or term, taken from GRDB's cache once per transaction:
-    /// `cachedStatement(sql:)` hashes the whole SQL text at each call.
-    private var termLookup: Statement? = nil
     /// The items, through one object for the transaction: it keeps its statements, and the catalogued items this
     /// write added until their block is stored.
     let catalog: ItemCatalog
@@ -108,20 +95,11 @@ struct Writer {
         return known
     }
 
-    /// A statement of this transaction's, from `slot` or else GRDB's cache.
-    private func statement(_ slot: inout Statement?, _ sql: String) throws -> Statement {
-        if let statement = slot { return statement }
-        let statement = try db.cachedStatement(sql: sql)
-        slot = statement
-        return statement
-    }
-
-    init(db: Database, store: IndexStore, newTerms: [String: Int64], now: Date, dictionary: RecordDictionary? = nil) {
+    init(db: Database, store: IndexStore, now: Date, dictionary: RecordDictionary? = nil) {
         self.db = db
         self.catalog = ItemCatalog(db)
         self.store = store
         self.dictionary = dictionary
-        self.newTerms = newTerms
         self.now = now
     }
 
@@ -163,61 +141,18 @@ struct Writer {
         if pendingChanges.count > PendingPrefixes.smallWrite { try updateListsFromNowOn() }
     }
 
-    /// Starts applying the operations of a prepared window (after taking in the previous one's).
-    ///
-    /// The window's terms are resolved first: those this process knows, then the others looked up in the
-    /// vocabulary's order, so that consecutive searches of its B-tree find their pages where the previous ones left
-    /// them (a term not found is added when an item of the window first uses it: `unresolvedTerm`).
+    /// Starts applying the operations of a prepared window (after taking in the previous one's): its terms are
+    /// numbered among the transaction's (hashed once, where they were prepared).
     mutating func begin(_ window: PreparedUpsert.Window) throws {
         endWindow()
         self.window = window
-        windowTermIDs = [Int64](repeating: 0, count: window.terms.count)
-        var unknown: [Int] = []
-        store.termIDs.withLookup { cached in
-            for (index, text) in window.terms.enumerated() {
-                // (Ids the cache had when the window was assembled, on another core: an id never changes.)
-                if index < window.knownIDs.count, window.knownIDs[index] != 0 {
-                    // (Kept with the transaction's terms: the segment's encoding names its terms from them.)
-                    newTerms[text] = window.knownIDs[index]
-                    windowTermIDs[index] = window.knownIDs[index]
-                } else if let id = newTerms[text] {
-                    windowTermIDs[index] = id
-                } else if let id = cached(text) {
-                    newTerms[text] = id
-                    windowTermIDs[index] = id
-                } else {
-                    unknown.append(index)
-                }
-            }
-        }
-        unknown.sort { UTF8Order.precedes(window.terms[$0], window.terms[$1]) }
-        for index in unknown {
-            let text = window.terms[index]
-            if let id = try storedTermID(text) {
-                newTerms[text] = id
-                windowTermIDs[index] = id
-            } else {
-                windowTermIDs[index] = Self.unresolvedTerm
-            }
-        }
-        windowFrequencies = [Int32](repeating: 0, count: window.terms.count)
+        windowNumbers = terms.add(window.terms)
         windowItems = [Int64](repeating: 0, count: window.range.count)
         windowOffersFit = nil
     }
 
-    /// Adds `delta` to the document-frequency change of term `id` in `windowDeltas`.
-    private mutating func countWindowDelta(_ delta: Int, id: Int64, text: String) {
-        let (n, inserted) = windowDeltas.index(of: UInt64(bitPattern: id)) { 0 }
-        if inserted { windowDeltaTexts.append(text) }
-        windowDeltas.modifyValue(at: n) { $0 += delta }
-    }
-
-    /// Takes in what the window's items added: their frequencies, and their prefix offers.
+    /// Takes in what the window's items added: their prefix offers.
     private mutating func endWindow() {
-        for (index, count) in windowFrequencies.enumerated() where count != 0 {
-            // (Counted terms have ids: an item that used one resolved it.)
-            countWindowDelta(Int(count), id: windowTermIDs[index], text: window.terms[index])
-        }
         if let offers = window.offers, !windowPositions.isEmpty {
             settlePrefixes()
             let items = windowItems, start = window.range.lowerBound
@@ -238,8 +173,7 @@ struct Writer {
         let finished = window
         window = PreparedUpsert.Window()
         if !finished.items.isEmpty { DispatchQueue.global(qos: .utility).async { withExtendedLifetime(finished) {} } }
-        windowTermIDs = []
-        windowFrequencies = []
+        windowNumbers = []
         windowItems = []
         windowPositions.removeAll()
         windowOffersFit = nil
@@ -269,7 +203,6 @@ struct Writer {
             compressing.removeAll()
             // The window's items so far are gone: nothing of theirs is taken in at its end (and its offers were
             // made for long prefixes that no longer have lists).
-            windowFrequencies = [Int32](repeating: 0, count: windowFrequencies.count)
             windowItems = [Int64](repeating: 0, count: windowItems.count)
             windowPositions.removeAll()
             windowOffersFit = nil
@@ -283,15 +216,11 @@ struct Writer {
             prefixMerge = nil
             prefixes = PrefixLists.Changes()
             pendingChanges.removeAll()
-            dfDelta.removeAll()
-            windowDeltas.removeAll()
-            windowDeltaTexts.removeAll()
             pendingValues.removeAll()
             try values.deleteAll()
             try db.execute(sql: """
                 DELETE FROM postings; DELETE FROM segment; DELETE FROM segmentDead; DELETE FROM prefixTop;
-                DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM termBlock; DELETE FROM prefixPending; DELETE FROM dfPending;
-                UPDATE term SET df = 0 WHERE df != 0;
+                DELETE FROM recordBlock; DELETE FROM postingData; DELETE FROM termBlock; DELETE FROM prefixPending;
                 DELETE FROM meta WHERE key = 'clientState'
                 """)
             try catalog.deleteAll()
@@ -310,17 +239,16 @@ struct Writer {
         return expired.count
     }
 
-    /// Writes everything gathered: the new segment, document frequencies, prefix lists, the next item id.
+    /// Writes everything gathered: the new segment, record blocks, values, prefix lists, the next item id.
     mutating func finish() throws {
         endWindow()
-        // The new segment is encoded on another core while the record blocks and the frequencies are written (a
-        // fifth of a bulk load's batch end), and inserted before the prefix lists are updated: a list refilled
-        // from the postings must find this write's items.
+        // The new segment is encoded on another core while the record blocks are written, and inserted before the
+        // prefix lists are updated: a list refilled from the postings must find this write's items.
         let segment = startEncodingSegment()
         try writeRecordBlocks(final: true)
         try pendingValues.write(values)
-        // The prefix lists are read and their merges started (for a large write, on the other cores) before the
-        // vocabulary is written, and written once the segment is in.
+        // The prefix lists are read and their merges started (for a large write, on the other cores), and written
+        // once the segment is in.
         if !updatesLists, !pendingChanges.isEmpty,
            try PendingPrefixes.count(db) + pendingChanges.count > PendingPrefixes.limit {
             try updateListsFromNowOn()
@@ -342,73 +270,6 @@ struct Writer {
             try PendingPrefixes.record(pendingChanges, now: now, db: db)
             pendingChanges.removeAll()
         }
-        // The windows' changes: those of the terms this write adds by their place among them (their ids follow
-        // one another from the first), the others' as updates. A change by text of a term this write looked up
-        // joins its id's first, so that each term has one change (its clamp at 0 applies to the sum).
-        var addedFrequencies: [Int] = []
-        var windowUpdates: [(term: String, delta: Int)] = []
-        let firstAdded = addedTerms.first?.id ?? Int64.max
-        if windowDeltas.count > 0 {
-            for (text, delta) in dfDelta {
-                guard let id = newTerms[text] else { continue }
-                countWindowDelta(delta, id: id, text: text)
-                dfDelta[text] = nil
-            }
-            addedFrequencies = [Int](repeating: 0, count: addedTerms.count)
-            for n in 0..<windowDeltas.count {
-                let id = Int64(bitPattern: windowDeltas.keys[n]), delta = windowDeltas.values[n]
-                if id >= firstAdded, Int(id - firstAdded) < addedFrequencies.count {
-                    addedFrequencies[Int(id - firstAdded)] += delta
-                } else if delta != 0 {
-                    windowUpdates.append((windowDeltaTexts[n], delta))
-                }
-            }
-            windowDeltas.removeAll()
-            windowDeltaTexts.removeAll()
-        }
-        if !addedTerms.isEmpty {
-            addedTerms.sort { UTF8Order.precedes($0.text, $1.text) }
-            let insert = try db.cachedStatement(sql: "INSERT INTO term(text, id, df) VALUES(?, ?, ?)").sqliteStatement
-            for (text, id) in addedTerms {
-                // (Never below 0: a term new to the vocabulary was only added by this transaction's items.)
-                let counted = addedFrequencies.isEmpty ? 0 : addedFrequencies[Int(id - firstAdded)]
-                let df = max(0, counted + (dfDelta.isEmpty ? 0 : dfDelta.removeValue(forKey: text) ?? 0))
-                try SegmentMerger.bindAndStep(db, insert) {
-                    RawBind.text(insert, 1, text)
-                    sqlite3_bind_int64(insert, 2, id)
-                    sqlite3_bind_int64(insert, 3, Int64(df))
-                }
-            }
-            addedTerms.removeAll()
-        }
-        // A small write leaves its decrements pending, one row for all of them (`PendingFrequencies`): each would
-        // otherwise write a page of the vocabulary. Increments are written at once (a stored frequency is never
-        // below the true one).
-        var decrementsWait = !updatesLists && dfDelta.values.contains(where: { $0 < 0 })
-        if decrementsWait { decrementsWait = try PendingFrequencies.count(db) < PendingFrequencies.limit }
-        var decrements: [(term: String, count: Int)] = []
-        // Bound through the C API: a bulk load updates tens of thousands of terms per batch (GRDB's boxed
-        // arguments were as much as SQLite's own work), in the vocabulary's order, so that consecutive updates
-        // find their pages where the previous ones left them.
-        let update = try db.cachedStatement(sql: "UPDATE term SET df = max(0, df + ?) WHERE text = ?").sqliteStatement
-        var updates = windowUpdates
-        updates.reserveCapacity(dfDelta.count + windowUpdates.count)
-        for (term, delta) in dfDelta where delta != 0 {
-            if delta < 0, decrementsWait {
-                decrements.append((term, -delta))
-            } else {
-                updates.append((term, delta))
-            }
-        }
-        updates.sort { UTF8Order.precedes($0.term, $1.term) }
-        for (term, delta) in updates {
-            try SegmentMerger.bindAndStep(db, update) {
-                sqlite3_bind_int64(update, 1, Int64(delta))
-                RawBind.text(update, 2, term)
-            }
-        }
-        try PendingFrequencies.record(decrements, db: db)
-        dfDelta.removeAll()
         if let segment { try insertSegment(segment) } else { try flushSegment() }
         // (Refills read the postings, the transaction's segment among them.)
         try lists?.finish(db: db)
@@ -416,9 +277,6 @@ struct Writer {
         // rewrote its entry in the key's index, one more page in every write's commit.
         if let nextItem {
             try db.cachedStatement(sql: Self.setMeta).execute(arguments: ["nextItem", nextItem])
-        }
-        if let nextTermID {
-            try db.cachedStatement(sql: Self.setMeta).execute(arguments: ["nextTerm", nextTermID])
         }
         if itemsChanged {
             // Tells the maintenance that items changed since it read a snapshot (`IndexStore.itemsState`).
@@ -514,32 +372,12 @@ struct Writer {
         return (blocks, alone)
     }
 
-    /// The texts of the terms this write looked up (`termID(for:)`), by id: every term of the pending postings
-    /// went through it, so these are their rows' keys.
-    private func termTexts() -> [Int64: String] {
-        var texts: [Int64: String] = [:]
-        texts.reserveCapacity(newTerms.count)
-        for (text, id) in newTerms { texts[id] = text }
-        return texts
-    }
-
-    /// How many of a segment's term texts writes had to look up in the vocabulary (`flushSegment`): every term a
-    /// write posts is one it resolved, so this stays 0 (tests).
-    static let textsLookedUp = Atomic<Int>(0)
-
     private mutating func flushSegment() throws {
         guard let first = pendingFirst, let nextItem else { return }
         if !pendingPostings.isEmpty {
-            let texts = termTexts()
-            let db = self.db
+            let terms = self.terms
             try SegmentMerger.writeSegment(db, postings: &pendingPostings, firstItem: first, lastItem: nextItem - 1,
-                                           items: pendingItems, deadItems: pendingDead) { term in
-                if let text = texts[term] { return text }
-                // (A scan of the vocabulary, which has no index by id: at a million terms, a write that looked up
-                // its segment's texts so ran for hours. Counted, so tests see it.)
-                Self.textsLookedUp.add(1, ordering: .relaxed)
-                return try SegmentMerger.termText(db, term)
-            }
+                                           items: pendingItems, deadItems: pendingDead) { terms.string(Int($0)) }
             changedSegments = true
         }
         pendingFirst = nil
@@ -556,16 +394,14 @@ struct Writer {
         var dead: Int
     }
 
-    /// Starts encoding the pending postings' segment on another core; nil when there is none or a term's text is
-    /// not at hand (`flushSegment` then writes it, looking the text up).
+    /// Starts encoding the pending postings' segment on another core; nil when there is none.
     private mutating func startEncodingSegment() -> EncodingSegment? {
         guard let first = pendingFirst, let nextItem, !pendingPostings.isEmpty else { return nil }
-        let texts = termTexts()
-        guard pendingPostings.allSatisfy({ texts[$0.term] != nil }) else { return nil }
+        let terms = self.terms
         let postings = pendingPostings
         pendingPostings.removeAll(keepingCapacity: true)
         let segment = EncodingSegment(
-            encoding: Concurrently { SegmentMerger.encodeSegment(postings) { texts[$0] ?? "" } },
+            encoding: Concurrently { SegmentMerger.encodeSegment(postings) { terms.string(Int($0)) } },
             first: first, last: nextItem - 1, items: pendingItems, dead: pendingDead)
         pendingFirst = nil
         pendingItems = 0
@@ -607,7 +443,7 @@ struct Writer {
     /// `item_domain`.
     private func entries(ofDomain domain: String) throws -> [ItemCatalog.Entry] {
         var pending: [Int64] = []
-        if let term = newTerms[TextIndexer.exactDomainTerm(for: domain)] {
+        if let term = terms.existingNumber(of: TextIndexer.exactDomainTerm(for: domain)).map(Int64.init) {
             for posting in pendingPostings where posting.term == term { pending.append(posting.item) }
         }
         return try catalog.entries(ofDomain: domain, adding: pending) ?? []
@@ -629,9 +465,6 @@ struct Writer {
             break
         }
         let terms = TextIndexer.terms(attributes: decoded.attributes, custom: decoded.custom, domain: entry.domain)
-        for text in terms.keys {
-            dfDelta[text, default: 0] -= 1
-        }
         if let position = windowPositions.removeValue(forKey: id) {
             // Added in this window, whose offers are taken in at its end: its offer is simply left out.
             windowItems[position - window.range.lowerBound] = 0
@@ -712,21 +545,13 @@ struct Writer {
             }
         }
         if let prepared {
-            // The window's terms are looked up once each, and counted by their number in the window.
+            // The window's terms, numbered once each when the window began.
             for (index, tiers) in prepared.termIndexes {
-                var termID = windowTermIDs[Int(index)]
-                if termID == Self.unresolvedTerm {
-                    termID = try addTerm(window.terms[Int(index)])
-                    windowTermIDs[Int(index)] = termID
-                }
-                pendingPostings.append((termID, id, tiers))
-                windowFrequencies[Int(index)] += 1
+                pendingPostings.append((Int64(windowNumbers[Int(index)]), id, tiers))
             }
         } else {
             for (text, tiers) in computedTerms ?? [:] {
-                let termID = try termID(for: text)
-                pendingPostings.append((termID, id, tiers))
-                dfDelta[text, default: 0] += 1
+                pendingPostings.append((Int64(terms.number(of: text)), id, tiers))
             }
         }
         let hintPoints = Ranking.hintPoints(hint) + Ranking.recencyPoints(lastUsed: lastUsed, now: now)
@@ -775,52 +600,6 @@ struct Writer {
         }
     }
 
-    /// The id the next new term gets: `meta.nextTerm` (format 7, kept by `finish`), or for a store without the row
-    /// one more than the largest id in the vocabulary (a scan: the vocabulary has no index by id since format 7).
-    private func storedNextTermID() throws -> Int64 {
-        if let next = try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'")),
-           next > 0 {
-            return next
-        }
-        return try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) + 1 FROM term") ?? 1
-    }
-
-    /// A window's term `begin` did not find in the vocabulary (ids start at 1).
-    private static let unresolvedTerm: Int64 = -1
-
-    /// The id of a term, from this transaction's terms, the store's cache or the vocabulary; a term none of them
-    /// has is added (`addedTerms`).
-    private mutating func termID(for text: String) throws -> Int64 {
-        if let id = newTerms[text] { return id }
-        if let id = store.termIDs.id(of: text) {
-            newTerms[text] = id
-            return id
-        }
-        if let id = try storedTermID(text) {
-            newTerms[text] = id
-            return id
-        }
-        return try addTerm(text)
-    }
-
-    /// Adds a term the vocabulary does not have, under the next id.
-    private mutating func addTerm(_ text: String) throws -> Int64 {
-        let id = try nextTermID ?? storedNextTermID()
-        nextTermID = id + 1
-        newTerms[text] = id
-        addedTerms.append((text, id))
-        return id
-    }
-
-    /// A term's id in the vocabulary, looked up through SQLite's C API (a bulk load looks up tens of thousands per
-    /// batch).
-    private mutating func storedTermID(_ text: String) throws -> Int64? {
-        var id: Int64? = nil
-        try IndexStore.forEachRawRow(db, statement(&termLookup, "SELECT id FROM term WHERE text = ?"), text: text) {
-            id = sqlite3_column_int64($0, 0)
-        }
-        return id
-    }
 }
 
 /// What an upsert needs that depends on the item alone, computed before the write transaction and on every core
@@ -871,19 +650,15 @@ struct PreparedUpsert: Sendable {
     }
 
     /// A window of prepared upserts, with what the transaction's thread would otherwise compute for each item:
-    /// the window's distinct terms (each looked up once per window, not once per item), and its items' offers to
+    /// the window's distinct terms (each numbered once per window, not once per item), and its items' offers to
     /// the prefix lists (each prefix's best few of the window, rather than every item's offer to every prefix: a
     /// Debian item offers itself to ~150 prefixes). Both were a quarter of a bulk load's transaction thread.
     struct Window: Sendable {
         /// The prepared form of each replacing upsert (`isUpdate == false`, whose attributes are the item's own),
         /// by position in the window (`range`); empty for small batches.
         var items: [PreparedUpsert?] = []
-        /// Every term of `items`, once, in the order of their first item.
-        var terms: [String] = []
-        /// The id of each of `terms` that this process's `TermIDCache` knew when the window was assembled (0: not
-        /// known), looked up on the core that assembled it: a term's id never changes, and looking up a window's
-        /// terms was a twentieth of a bulk load's transaction thread.
-        var knownIDs: [Int64] = []
+        /// Every term of `items`, once, in the order of their first item (the items' `termIndexes` number them).
+        var terms = TermTable()
         /// The items' offers to the prefix lists, under their positions as item numbers, for `hot` (and the
         /// transaction's time); nil when nothing was prepared.
         var offers: PrefixLists.Changes? = nil
@@ -899,7 +674,7 @@ struct PreparedUpsert: Sendable {
     }
 
     static func prepare(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes,
-                        now: Date, known: TermIDCache? = nil) -> Window {
+                        now: Date) -> Window {
         let positions = upsertPositions(operations, in: range)
         guard positions.count >= parallelThreshold else { return Window() }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
@@ -909,8 +684,7 @@ struct PreparedUpsert: Sendable {
             let local = prepareItems(operations, positions.dropFirst(worker * chunk).prefix(chunk), hot: hot)
             results.withLock { $0[worker] = local }
         }
-        return assemble(operations, in: range, positions: positions, parts: results.withLock { $0 }, hot: hot, now: now,
-                        known: known)
+        return assemble(operations, in: range, positions: positions, parts: results.withLock { $0 }, hot: hot, now: now)
     }
 
     /// The positions of a window's replacing upserts (`isUpdate == false`): those prepared.
@@ -965,8 +739,7 @@ struct PreparedUpsert: Sendable {
         /// Items per part.
         static let part = 256
 
-        init(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes, now: Date,
-             known: TermIDCache? = nil) {
+        init(_ operations: [IndexOperation], in range: Range<Int>, hot: PrefixLists.HotPrefixes, now: Date) {
             let positions = upsertPositions(operations, in: range)
             guard positions.count >= parallelThreshold else {
                 parts = []
@@ -979,8 +752,7 @@ struct PreparedUpsert: Sendable {
             self.parts = parts
             // (The assembly takes up, on its own thread, the parts no thread has started.)
             window = Concurrently {
-                assemble(operations, in: range, positions: positions, parts: parts.map { $0.value() }, hot: hot, now: now,
-                         known: known)
+                assemble(operations, in: range, positions: positions, parts: parts.map { $0.value() }, hot: hot, now: now)
             }
         }
 
@@ -994,8 +766,7 @@ struct PreparedUpsert: Sendable {
 
     /// A window from its prepared items: their offers to the prefix lists and their terms numbered.
     private static func assemble(_ operations: [IndexOperation], in range: Range<Int>, positions: [Int],
-                                 parts: [Part], hot: PrefixLists.HotPrefixes, now: Date,
-                                 known: TermIDCache? = nil) -> Window {
+                                 parts: [Part], hot: PrefixLists.HotPrefixes, now: Date) -> Window {
         // The window's terms: each part's, numbered in part order (the same numbers whichever worker ran first).
         var terms = TermTable(capacity: parts.reduce(0) { $0 + $1.terms.count })
         var items = [PreparedUpsert?](repeating: nil, count: range.count)
@@ -1041,9 +812,7 @@ struct PreparedUpsert: Sendable {
             guard case .upsert(let item, _, _, _) = operations[Int(position)] else { return "" }
             return item.uniqueIdentifier
         }
-        let texts = terms.strings
-        let knownIDs = known.map { cache in cache.withLookup { id in texts.map { id($0) ?? 0 } } } ?? []
-        return Window(items: items, terms: texts, knownIDs: knownIDs, offers: offers, hot: hot, range: range)
+        return Window(items: items, terms: terms, offers: offers, hot: hot, range: range)
     }
 }
 

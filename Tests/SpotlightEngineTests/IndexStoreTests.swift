@@ -199,57 +199,53 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(PreparedUpsert.windows(10_000).count, 6)
     }
 
-    /// The vocabulary a write leaves (`Writer.addedTerms`: a transaction's new terms are inserted once, at its end,
-    /// with their frequencies): over more than one prepared window, with items deleted or expired in the same
-    /// write, and written by another store object of the same file (which knows none of the ids).
-    func testNewTermsAreAddedOnceWithTheirFrequencies() throws {
+    /// The vocabulary a write leaves is its segment's dictionary (`SegmentVocabulary`, format 16): over more than
+    /// one prepared window, with items deleted or expired in the same write, and written by another store object
+    /// of the same file. A term's frequency is its postings in every segment, deleted items counted until their
+    /// segment is merged; a term no live item holds is none (`documentFrequency(of:)` 0, no completion).
+    func testTheSegmentsDictionariesHoldEveryTermAWriteAdded() throws {
         let count = PreparedUpsert.window + 300
         var operations: [IndexOperation] = (0..<count).map { n in
             .upsert(item("i\(n)", title: "shared unique\(n) group\(n % 3)"))
         }
-        // Added and deleted in the same write: its new term's posting stays dead in the segment, so the term is in
-        // the vocabulary, counted 0.
+        // Added and deleted in the same write: its posting stays dead in the segment.
         operations.insert(.upsert(item("gone", title: "ephemeral shared")), at: 10)
         operations.append(.delete(identifiers: ["gone"]))
         // Expired when written: never indexed, its words never added.
         operations.insert(.upsert(StoredItem(uniqueIdentifier: "old", domainIdentifier: nil, expirationDate: now.addingTimeInterval(-1),
                                              attributes: ["title": .string("bygone")])), at: 20)
         try store.apply(operations, now: now)
-        XCTAssertEqual(try store.documentFrequency(of: "shared"), count)
+        XCTAssertEqual(try store.documentFrequency(of: "shared"), count + 1, "the deleted item's posting counted until a merge")
         XCTAssertEqual(try store.documentFrequency(of: "unique7"), 1)
         XCTAssertEqual(try store.documentFrequency(of: "unique\(count - 1)"), 1, "a term of the last window")
         XCTAssertEqual(try store.documentFrequency(of: "group2"), (0..<count).filter { $0 % 3 == 2 }.count)
-        func vocabulary() throws -> (terms: Int, ids: Int, next: Int64, maximum: Int64) {
-            try store.read { db in
-                (try Int.fetchOne(db, sql: "SELECT count(*) FROM term")!,
-                 try Int.fetchOne(db, sql: "SELECT count(DISTINCT id) FROM term")!,
-                 try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'")!,
-                 try Int64.fetchOne(db, sql: "SELECT max(id) FROM term")!)
-            }
-        }
-        let first = try vocabulary()
-        XCTAssertEqual(first.terms, first.ids, "one id per term")
-        XCTAssertEqual(first.next, first.maximum + 1)
-        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT df FROM term WHERE text = 'ephemeral'") }, 0)
-        XCTAssertNil(try store.read { try Int.fetchOne($0, sql: "SELECT df FROM term WHERE text = 'bygone'") })
-        let sharedID = try store.read { try Int64.fetchOne($0, sql: "SELECT id FROM term WHERE text = 'shared'") }
-        // Another store object of the file knows no term: it finds them in the vocabulary (a second insertion of
-        // a text would fail on its key), in a large write and in a single one.
+        XCTAssertEqual(try store.read { try IndexStore.documentFrequency($0, word: "ephemeral", prefix: false) }, 1,
+                       "in the segment, dead")
+        XCTAssertEqual(try store.documentFrequency(of: "ephemeral"), 0, "no live item holds it")
+        XCTAssertEqual(try store.completions(of: "ephem").map(\.term), [], "nor is it completed")
+        XCTAssertEqual(try store.documentFrequency(of: "bygone"), 0)
+        XCTAssertEqual(try store.completions(of: "uniq", limit: 3).map(\.count), [1, 1, 1])
+        XCTAssertFalse(try store.read { try $0.tableExists("term") }, "no global vocabulary")
+        // Another store object of the file, in a large write and in a single one.
         let other = try IndexStore(url: store.url)
         try other.apply((0..<100).map { .upsert(item("o\($0)", title: "shared ephemeral fresh\($0)")) }, now: now)
         try other.apply([.upsert(item("single", title: "shared bygone"))], now: now)
         try other.close()
-        XCTAssertEqual(try store.documentFrequency(of: "shared"), count + 101)
-        XCTAssertEqual(try store.documentFrequency(of: "ephemeral"), 100)
+        XCTAssertEqual(try store.documentFrequency(of: "shared"), count + 102)
+        XCTAssertEqual(try store.documentFrequency(of: "ephemeral"), 101)
         XCTAssertEqual(try store.documentFrequency(of: "bygone"), 1)
         XCTAssertEqual(try store.documentFrequency(of: "fresh42"), 1)
-        XCTAssertEqual(try store.read { try Int64.fetchOne($0, sql: "SELECT id FROM term WHERE text = 'shared'") }, sharedID)
-        let second = try vocabulary()
-        XCTAssertEqual(second.terms, second.ids)
-        XCTAssertEqual(second.terms, first.terms + 101, "fresh0…99 and bygone")
-        XCTAssertEqual(second.next, second.maximum + 1)
+        XCTAssertEqual(try store.completions(of: "ephem").map(\.term), ["ephemeral"])
         XCTAssertEqual(Set(try search("ephemeral", limit: 200)), Set((0..<100).map { "o\($0)" }))
         XCTAssertEqual(try search("bygone"), ["single"])
+        // A merge that drops the dead posting drops it from the count (every segment merged into one).
+        try store.writeTransaction { db in
+            let segments = try SegmentMerger.segments(db)
+            let merge = try SegmentMerger.prepare(db, segments)
+            XCTAssertTrue(try SegmentMerger.commit(db, merge))
+        }
+        XCTAssertEqual(try store.documentFrequency(of: "ephemeral"), 100)
+        XCTAssertEqual(try store.documentFrequency(of: "shared"), count + 101)
         try store.checkIntegrity()
     }
 
@@ -265,12 +261,12 @@ final class IndexStoreTests: XCTestCase {
         let range = 100..<1_400
         let whole = PreparedUpsert.prepare(operations, in: range, hot: [], now: now)
         let parts = PreparedUpsert.Background(operations, in: range, hot: [], now: now).value()
-        XCTAssertEqual(Set(parts.terms), Set(whole.terms))
-        XCTAssertEqual(parts.terms.count, Set(parts.terms).count, "each term once")
+        XCTAssertEqual(Set(parts.terms.strings), Set(whole.terms.strings))
+        XCTAssertEqual(parts.terms.count, Set(parts.terms.strings).count, "each term once")
         XCTAssertEqual(parts.range, whole.range)
         XCTAssertGreaterThan(whole.terms.count, 1_000)
         func named(_ item: PreparedUpsert, in window: PreparedUpsert.Window) -> [String: UInt8] {
-            Dictionary(item.termIndexes.map { (window.terms[Int($0.index)], $0.tiers) }, uniquingKeysWith: { a, _ in a })
+            Dictionary(item.termIndexes.map { (window.terms.string(Int($0.index)), $0.tiers) }, uniquingKeysWith: { a, _ in a })
         }
         var prepared = 0
         for position in range {
@@ -289,16 +285,6 @@ final class IndexStoreTests: XCTestCase {
         }
         XCTAssertEqual(prepared, range.filter { $0 % 7 != 3 }.count)
         XCTAssertEqual(parts.offers?.added.count, whole.offers?.added.count)
-        // The ids this process's cache knows come with the window, looked up where it was assembled.
-        let cache = TermIDCache()
-        cache.keep(["window": 7, "shared": 9, "absent-from-the-window": 11])
-        for known in [PreparedUpsert.Background(operations, in: range, hot: [], now: now, known: cache).value(),
-                      PreparedUpsert.prepare(operations, in: range, hot: [], now: now, known: cache)] {
-            XCTAssertEqual(known.knownIDs.count, known.terms.count)
-            XCTAssertEqual(Dictionary(uniqueKeysWithValues: zip(known.terms, known.knownIDs)).filter { $0.value != 0 },
-                           ["window": 7, "shared": 9])
-        }
-        XCTAssertEqual(whole.knownIDs, [], "no cache, no ids")
         // Fewer upserts than are worth preparing: nothing prepared, either way.
         let few = PreparedUpsert.Background(operations, in: 0..<10, hot: [], now: now).value()
         XCTAssertTrue(few.items.isEmpty)
@@ -391,11 +377,10 @@ final class IndexStoreTests: XCTestCase {
         try store.apply([.delete(identifiers: ["b"])], now: now)
         XCTAssertEqual(try search("beta"), [])
         XCTAssertEqual(try search("gam"), [])
-        XCTAssertEqual(try store.documentFrequency(of: "beta"), 0, "document frequencies follow deletes")
-        // (A small delete leaves its decrements pending, `PendingFrequencies`; the maintenance writes them.)
+        XCTAssertEqual(try store.documentFrequency(of: "beta"), 0, "no live item holds it")
+        XCTAssertEqual(try store.completions(of: "bet").map(\.term), [])
         try store.performMaintenance()
-        let df = try store.read { try Int.fetchOne($0, sql: "SELECT df FROM term WHERE text = 'beta'") }
-        XCTAssertEqual(df, 0, "document frequencies follow deletes")
+        XCTAssertEqual(try store.documentFrequency(of: "beta"), 0)
         try store.checkIntegrity()
     }
 

@@ -189,6 +189,9 @@ final class InitialsTests: XCTestCase {
                     term INTEGER NOT NULL, segment INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL,
                     PRIMARY KEY(term, segment)) WITHOUT ROWID;
                 CREATE INDEX postings_segment ON postings(segment);
+                CREATE TABLE term(text TEXT PRIMARY KEY, id INTEGER NOT NULL, df INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                INSERT INTO term(text, id, df)
+                    SELECT text, row_number() OVER (ORDER BY text), sum(count) FROM postingsByText GROUP BY text;
                 INSERT INTO postings SELECT t.id, p.segment, p.count, p.data FROM postingsByText p JOIN term t ON t.text = p.text;
                 DROP TABLE postingsByText;
                 DROP TABLE termBlock;

@@ -5,7 +5,7 @@ import GRDBSQLite
 @testable import SpotlightEngine
 
 /// What a process keeps in memory: a large write's leftovers are released once its store is at rest
-/// (`EngineMemory`, `IndexStore.releaseMemoryAtRest`), and the process's term ids are bounded (`TermIDCache`).
+/// (`EngineMemory`, `IndexStore.releaseMemoryAtRest`).
 /// A real SQLite file on disk.
 final class MemoryTests: XCTestCase {
     var directory: URL!
@@ -47,11 +47,9 @@ final class MemoryTests: XCTestCase {
         let trims = EngineMemory.trims.load(ordering: .relaxed)
         try store.apply(items(3_000, named: "bulk-"))
         XCTAssertGreaterThan(try writerCache(store), 1 << 20, "the bulk load filled the writer's cache (else this test shows nothing)")
-        XCTAssertGreaterThan(store.termIDs.count, 1_000, "the load kept its terms' ids")
         store.waitForMaintenance()
         store.waitUntilSettled()
         XCTAssertLessThan(try writerCache(store), 256 << 10, "released at rest")
-        XCTAssertEqual(store.termIDs.count, 0, "the term ids forgotten at rest")
         XCTAssertGreaterThan(EngineMemory.trims.load(ordering: .relaxed), trims, "the heap was trimmed")
         XCTAssertFalse(store.memoryToRelease.load(ordering: .relaxed))
 
@@ -60,11 +58,10 @@ final class MemoryTests: XCTestCase {
         XCTAssertEqual(try store.count(now: Date()), 3_001)
         XCTAssertEqual(try store.search("release").map(\.item.uniqueIdentifier), ["after"])
         XCTAssertTrue(try store.search("bulk-17").map(\.item.uniqueIdentifier).contains("bulk-17"))
-        // Terms the load brought, written again after the cache was emptied, keep their ids (read back from the
-        // vocabulary), so their frequencies add up.
+        // Terms the load brought, written again after the cache was emptied: their frequencies add up.
         try store.apply([.upsert(StoredItem(uniqueIdentifier: "again", domainIdentifier: nil, expirationDate: later,
                                             attributes: ["title": .string("bulk-17 again")]))])
-        XCTAssertEqual(try store.documentFrequency(of: "bulk"), 3_001, "one id for the term, before and after")
+        XCTAssertEqual(try store.documentFrequency(of: "bulk"), 3_001)
         XCTAssertTrue(Set(try store.search("bulk-17").map(\.item.uniqueIdentifier)).isSuperset(of: ["bulk-17", "again"]))
     }
 
@@ -174,46 +171,6 @@ final class MemoryTests: XCTestCase {
             }
             XCTAssertEqual(present, 898)
         }
-    }
-
-    /// The process's term ids: at most two generations; a lookup in the older moves the entry into the newer,
-    /// so terms in use stay while the ones seen once are dropped.
-    func testTermIDsAreBoundedAndKeepTheTermsInUse() {
-        let cache = TermIDCache(entriesPerGeneration: 100)
-        cache.keep(["common": 1])
-        for n in 0..<1_000 {
-            cache.keep(["rare\(n)": Int64(n + 2)])
-            if n % 50 == 0 { XCTAssertEqual(cache.id(of: "common"), 1, "still known after \(n) others") }
-        }
-        XCTAssertLessThanOrEqual(cache.count, 200)
-        XCTAssertEqual(cache.id(of: "common"), 1)
-        XCTAssertNil(cache.id(of: "rare0"), "dropped")
-        XCTAssertEqual(cache.id(of: "rare999"), 1_001)
-        cache.withLookup { id in
-            XCTAssertEqual(id("common"), 1)
-            XCTAssertNil(id("never"))
-        }
-        // Keeping a term again never replaces its id (ids never change).
-        cache.keep(["common": 42])
-        XCTAssertEqual(cache.id(of: "common"), 1)
-    }
-
-    /// A write resolves the ids of terms the process no longer keeps from the vocabulary: the same ids, so
-    /// searches find items written before and after.
-    func testTermsDroppedFromTheCacheAreReadFromTheVocabulary() throws {
-        let store = try IndexStore(url: directory.appendingPathComponent("terms.sqlite"))
-        defer { try? store.close() }
-        try store.apply([.upsert(StoredItem(uniqueIdentifier: "first", domainIdentifier: nil, expirationDate: later,
-                                            attributes: ["title": .string("zebra crossing")]))])
-        // Push "zebra" out of both generations.
-        for n in 0..<(2 * TermIDCache.entriesPerGeneration / 1_000 + 1) {
-            store.termIDs.keep(Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("filler\(n)-\($0)", Int64(-1)) }))
-        }
-        XCTAssertNil(store.termIDs.id(of: "zebra"))
-        try store.apply(items(100, named: "more-") + [.upsert(StoredItem(uniqueIdentifier: "second", domainIdentifier: nil,
-            expirationDate: later, attributes: ["title": .string("zebra stripes")]))])
-        XCTAssertEqual(Set(try store.search("zebra").map(\.item.uniqueIdentifier)), ["first", "second"])
-        XCTAssertEqual(try store.documentFrequency(of: "zebra"), 2)
     }
 
     func testTheHeapReportCountsWhatIsAllocatedAndFreed() throws {

@@ -130,26 +130,20 @@ final class PendingPrefixesTests: XCTestCase {
         for n in 0..<30 {
             try store.apply([.upsert(item("i\(n * 3)", title: "pythonic again \(n)", hint: 100))], now: now)
         }
-        func frequencyRows() throws -> Int { try store.read { try PendingFrequencies.count($0) } }
         XCTAssertEqual(try pendingRows(), 60, "each replacement left its old and its new version pending")
-        XCTAssertEqual(try frequencyRows(), 30, "and its decrements")
 
         XCTAssertFalse(try store.catchUpPrefixLists(yieldingToWrites: true), "it gave way")
         XCTAssertEqual(try pendingRows(), 60 - PendingPrefixes.catchUpChunk, "one chunk, then the write's turn")
-        XCTAssertFalse(try store.applyPendingFrequencies(yieldingToWrites: true))
-        XCTAssertEqual(try frequencyRows(), 30 - PendingFrequencies.catchUpChunk)
         try assertListsAgree("partly caught up")
 
         // Not giving way (`performMaintenance`, or with `catchUpRows` waiting): to the end, a chunk per
         // transaction while a write waits.
         let transactions = store.writeTransactions.load(ordering: .relaxed)
         XCTAssertTrue(try store.catchUpPrefixLists())
-        XCTAssertTrue(try store.applyPendingFrequencies())
         XCTAssertEqual(try pendingRows(), 0)
-        XCTAssertEqual(try frequencyRows(), 0)
         // The rows left after the first chunk of each, a chunk per transaction (rounded up).
         func needed(_ rows: Int, chunk size: Int) -> Int { (rows - size + size - 1) / size }
-        let chunks = needed(60, chunk: PendingPrefixes.catchUpChunk) + needed(30, chunk: PendingFrequencies.catchUpChunk)
+        let chunks = needed(60, chunk: PendingPrefixes.catchUpChunk)
         XCTAssertGreaterThanOrEqual(store.writeTransactions.load(ordering: .relaxed) - transactions, chunks,
                                     "one chunk per transaction")
         try assertListsAgree("caught up")

@@ -222,7 +222,8 @@ final class RecordDictionaryTests: XCTestCase {
         // encoding, the values under their attribute's name.
         let lists = try self.lists(store)
         XCTAssertGreaterThan(lists.count, 50)
-        let vocabulary = try store.read { try Row.fetchAll($0, sql: "SELECT text, id, df FROM term ORDER BY text") }
+        // A format 4 store had a global vocabulary (`term`): made from the segments' dictionaries.
+        let vocabulary = try store.read { try SegmentVocabulary.terms($0, from: [], below: [0xF4, 0x90]) }
         XCTAssertGreaterThan(vocabulary.count, 30)
         let dateCode = AttributeValueIndex.code("contentModificationDate")
         XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM attrValue WHERE attr = ?", arguments: [dateCode]) }, 300)
@@ -233,11 +234,7 @@ final class RecordDictionaryTests: XCTestCase {
                                        PRIMARY KEY(attr, value, item)) WITHOUT ROWID;
                 INSERT INTO attrValue SELECT 'contentModificationDate', value, item FROM attrValueFormat5 WHERE attr = \(dateCode);
                 DROP TABLE attrValueFormat5;
-                ALTER TABLE term RENAME TO termFormat5;
-                DROP INDEX IF EXISTS term_id;
                 CREATE TABLE term(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
-                INSERT INTO term(id, text, df) SELECT id, text, df FROM termFormat5;
-                DROP TABLE termFormat5;
                 CREATE INDEX term_cover ON term(text, df);
                 DROP TABLE recordDictionary;
                 DROP TABLE prefixTop;
@@ -245,6 +242,9 @@ final class RecordDictionaryTests: XCTestCase {
                 \(PrefixLists.longPrefixIndexSQL);
                 UPDATE meta SET value = 4 WHERE key = 'formatVersion';
                 """)
+            for (n, term) in vocabulary.enumerated() {
+                try db.execute(sql: "INSERT INTO term(id, text, df) VALUES(?, ?, ?)", arguments: [n + 1, term.text, term.count])
+            }
             for list in lists {
                 try db.execute(sql: "INSERT INTO prefixTop(prefix, complete, entries) VALUES(?, ?, ?)",
                                arguments: [list.prefix, list.complete, Self.encodeFormat4(list.entries)])
@@ -273,13 +273,12 @@ final class RecordDictionaryTests: XCTestCase {
         }
         XCTAssertEqual(days.count, 50)
         XCTAssertEqual(try upgraded.read { try String.fetchOne($0, sql: "SELECT typeof(attr) FROM attrValue LIMIT 1") }, "integer")
-        XCTAssertEqual(try upgraded.read { try Row.fetchAll($0, sql: "SELECT text, id, df FROM term ORDER BY text") },
-                       vocabulary, "the same terms, ids and frequencies")
-        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('term_cover', 'term_id')") }, 0,
-                       "no index of the vocabulary but its key (format 7)")
-        let maxTermID = try upgraded.read { try Int64.fetchOne($0, sql: "SELECT max(id) FROM term") } ?? 0
-        XCTAssertEqual(try upgraded.read { try Int64.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'nextTerm'") },
-                       maxTermID + 1)
+        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE name IN ('term', 'term_cover', 'term_id')") }, 0,
+                       "no global vocabulary (format 16)")
+        let frequencies = try upgraded.read { db in
+            try vocabulary.map { try IndexStore.documentFrequency(db, word: $0.text, prefix: false) }
+        }
+        XCTAssertEqual(frequencies, vocabulary.map(\.count), "the same terms and frequencies, from the segments")
         let upgradedLists = try self.lists(upgraded)
         XCTAssertEqual(upgradedLists.map(\.prefix), lists.map(\.prefix))
         XCTAssertTrue(upgradedLists.elementsEqual(lists) { $0.complete == $1.complete && $0.entries == $1.entries },
@@ -294,12 +293,10 @@ final class RecordDictionaryTests: XCTestCase {
         try upgraded.apply(items(1_000..<2_200).map { .upsert($0) })
         XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM recordDictionary") }, 1)
         XCTAssertEqual(try upgraded.item(withIdentifier: "pkg:299")?.attributes, written[299].attributes)
-        // New terms get ids after the upgraded ones, and every id is one term's.
-        let maxID = vocabulary.map { $0["id"] as Int64 }.max() ?? 0
+        // New terms after the upgrade.
         try upgraded.apply([.upsert(StoredItem(uniqueIdentifier: "new", domainIdentifier: nil, expirationDate: later,
                                                attributes: ["title": .string("zyzzyva quokka")]))])
-        XCTAssertGreaterThan(try upgraded.read { try Int64.fetchOne($0, sql: "SELECT id FROM term WHERE text = 'zyzzyva'") } ?? 0, maxID)
-        XCTAssertEqual(try upgraded.read { try Int.fetchOne($0, sql: "SELECT count(DISTINCT id) = count(*) FROM term") }, 1)
+        XCTAssertEqual(try upgraded.documentFrequency(of: "zyzzyva"), 1)
         var found = TextSearchOptions()
         found.limit = 5
         XCTAssertEqual(try upgraded.search("quokka", options: found).map(\.item.uniqueIdentifier), ["new"])

@@ -68,7 +68,8 @@ final class TyposTests: XCTestCase {
 
     /// The vocabulary stepped in order with shared rows and skips finds exactly what computing every term's
     /// distance finds: random vocabularies over small alphabets (so that many terms share beginnings and many are
-    /// near the word), dead terms among them, every budget, whole words and prefixes.
+    /// near the word), dead terms among them, every budget, whole words and prefixes, over several segments (one of
+    /// term blocks, packed ones) whose terms the walk unites.
     func testSteppingTheVocabularyFindsWhatTheScanFinds() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("typos-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -85,44 +86,68 @@ final class TyposTests: XCTestCase {
                 .upsert(StoredItem(uniqueIdentifier: "i\(n)", expirationDate: now.addingTimeInterval(3_600),
                                    attributes: ["title": .string((0..<3).map { _ in word(1...11) }.joined(separator: " "))]))
             }
-            try store.apply(items, now: now)
-            // Some terms left with no live item (df 0 once the decrements are written).
+            // Two thirds as term blocks (whose letters the store merges into one), the rest packed, in segments of
+            // their own.
+            let packedLimit = PackedSegment.limit.load(ordering: .relaxed)
+            PackedSegment.limit.store(50, ordering: .relaxed)
+            try store.apply(Array(items[0..<100]), now: now)
+            try store.apply(Array(items[100..<200]), now: now)
+            PackedSegment.limit.store(packedLimit, ordering: .relaxed)
+            try store.apply(Array(items[200..<250]), now: now)
+            try store.apply(Array(items[250..<300]), now: now)
+            XCTAssertEqual(try store.read { try BlockedSegment.current($0).blocked.count }, 2)
+            // Some terms left with no live item (their postings dead until a merge).
             try store.apply((0..<300).filter { $0 % 7 == 0 }.map { .delete(identifiers: ["i\($0)"]) }, now: now)
-            try store.performMaintenance()
             for _ in 0..<80 {
                 let typed = word(1...12)
                 for budget in 0...2 {
                     for prefix in [false, true] {
                         let scanned = try store.read { try Self.neighboursByScan($0, of: typed, prefix: prefix, budget: budget) }
-                        // Seeking past every term too far, stepping over a few first, or stepping over all of them.
-                        for steps in [0, 1, Typos.stepsBeforeSeeking, 100_000] {
-                            let stepped = try store.read {
-                                try Typos.vocabularyNeighbours($0, of: typed, prefix: prefix, budget: budget, stepsBeforeSeeking: steps)
+                        let stepped = try store.read { try Typos.vocabularyNeighbours($0, of: typed, prefix: prefix, budget: budget) }
+                        XCTAssertEqual(stepped.map(\.text), scanned.map(\.text), "\(typed), budget \(budget), prefix \(prefix)")
+                        XCTAssertEqual(stepped.map(\.df), scanned.map(\.df))
+                        // The terms with the first letter wrong and the rest right, looked up spelling by spelling
+                        // (a large segment's in one read of each block), are every such term of every segment.
+                        if budget > 0 {
+                            let typedScalars = typed.unicodeScalars.map(\.value)
+                            let firstWrong = try store.read { db in
+                                try SegmentVocabulary.terms(db, from: [], below: [0xF4, 0x90]).filter {
+                                    Typos.firstLetterTypo(typedScalars, $0.text.unicodeScalars.map(\.value), prefix: prefix)
+                                }
                             }
-                            XCTAssertEqual(stepped.map(\.text), scanned.map(\.text), "\(typed), budget \(budget), prefix \(prefix), \(steps)")
-                            XCTAssertEqual(stepped.map(\.df), scanned.map(\.df))
-                            XCTAssertEqual(stepped.map(\.id), scanned.map(\.id))
+                            // In the blocks, and in the large segments' letters the store keeps (some of them).
+                            for letters in [nil, store.vocabularyLetters] {
+                                if letters != nil {
+                                    try store.read { db in
+                                        for letter in alphabet.prefix(2) { _ = try store.vocabularyLetters.terms(of: String(letter), db, store: store) }
+                                    }
+                                }
+                                let all = try store.read { try Typos.neighbours($0, of: typed, prefix: prefix, budget: budget, letters: letters) }
+                                let others = all.filter { !scanned.map(\.text).contains($0.text) }
+                                XCTAssertEqual(Dictionary(uniqueKeysWithValues: others.map { ($0.text, $0.df) }),
+                                               Dictionary(uniqueKeysWithValues: firstWrong.map { ($0.text, $0.count) }),
+                                               "\(typed), prefix \(prefix): first-letter typos, letters kept \(letters != nil)")
+                            }
                         }
                         // As a search folds them: ranges of beginnings stand for all their terms.
                         let spans = try store.read { db in
                             let spans = try Typos.vocabularySpans(db, of: typed, prefix: prefix, budget: budget, collapsing: true)
                             let expanded = try spans.ranges.flatMap { range in
-                                try String.fetchAll(db, sql: "SELECT text FROM term WHERE text >= ? AND text < ? AND df > 0",
-                                                    arguments: [range, range + "\u{10FFFF}"])
+                                try SegmentVocabulary.terms(db, from: Array(range.utf8), below: Array(range.utf8) + Typos.SpanWalk.beyond)
+                                    .map(\.text)
                             }
                             return (terms: spans.terms.map(\.text), ranges: spans.ranges, expanded: expanded)
                         }
-                        // The same walks over the letter's terms in memory (`VocabularyLetters`): the same terms,
-                        // ids, frequencies and ranges.
+                        // The same walks over the letters the store keeps (`VocabularyLetters`): the same terms,
+                        // frequencies and ranges.
                         let inMemory = try store.read { db in
-                            let letter = try XCTUnwrap(VocabularyLetters.read(String(typed.unicodeScalars.first!), db))
+                            let letter = try XCTUnwrap(store.vocabularyLetters.terms(startingAs: typed, db, store: store))
                             return (neighbours: try Typos.vocabularyNeighbours(db, of: typed, prefix: prefix, budget: budget, letter: letter),
                                     spans: try Typos.vocabularySpans(db, of: typed, prefix: prefix, budget: budget, collapsing: true,
                                                                      letter: letter))
                         }
                         XCTAssertEqual(inMemory.neighbours.map(\.text), scanned.map(\.text), "\(typed), budget \(budget), prefix \(prefix): in memory")
                         XCTAssertEqual(inMemory.neighbours.map(\.df), scanned.map(\.df))
-                        XCTAssertEqual(inMemory.neighbours.map(\.id), scanned.map(\.id))
                         XCTAssertEqual(inMemory.spans.terms.map(\.text), spans.terms, "\(typed): spans in memory")
                         XCTAssertEqual(inMemory.spans.ranges, spans.ranges, "\(typed): ranges in memory")
                         if !prefix { XCTAssertEqual(spans.ranges, [], "only a prefix's matches make ranges") }
@@ -150,15 +175,15 @@ final class TyposTests: XCTestCase {
     }
 
     /// The terms with the word's first letter within `budget` typos of it, found by computing every term's distance
-    /// (as `Typos.neighbours` did before it skipped), in text order.
+    /// (as `Typos.neighbours` did before it skipped), in text order, with their postings in every segment.
     static func neighboursByScan(_ db: Database, of word: String, prefix: Bool, budget: Int) throws
-        -> [(id: Int64, text: String, df: Int)]
+        -> [(text: String, df: Int)]
     {
         guard let first = word.unicodeScalars.first else { return [] }
         let n = word.unicodeScalars.count
-        return try Row.fetchAll(db, sql: "SELECT id, text, df FROM term WHERE text >= ? AND text < ? AND df > 0 ORDER BY text",
-                                arguments: [String(first), String(first) + "\u{10FFFF}"])
-            .map { (id: $0[0] as Int64, text: $0[1] as String, df: $0[2] as Int) }
+        let low = Array(String(first).utf8)
+        return try SegmentVocabulary.terms(db, from: low, below: low + Typos.SpanWalk.beyond)
+            .map { (text: $0.text, df: $0.count) }
             .filter { term in
                 let m = term.text.unicodeScalars.count
                 guard prefix ? m >= n - budget : abs(m - n) <= budget else { return false }
@@ -167,7 +192,10 @@ final class TyposTests: XCTestCase {
             }
     }
 
-    func testNeighboursAreLiveTermsOnly() throws {
+    /// A deleted item's terms stay in its segment's dictionary until a merge drops its postings: the walk still
+    /// finds them (their lists then name no live item: a search finds nothing through them), corrections, which a
+    /// person sees, leave them out, and after the merge they are gone.
+    func testCorrectionsAreLiveTermsOnlyAndMergesDropDeadOnes() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("typos-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try IndexStore(url: directory.appendingPathComponent("t.sqlite"))
@@ -181,15 +209,20 @@ final class TyposTests: XCTestCase {
         XCTAssertEqual(before.map(\.text), ["serialize"])
         let prefixed = try store.read { try Typos.neighbours($0, of: "seraal", prefix: true, budget: 1) }
         XCTAssertEqual(Set(prefixed.map(\.text)), ["serial", "serialize"])
+        XCTAssertEqual(try store.corrections(of: "seriaaize", prefix: false).map(\.term), ["serialize"])
         try store.apply([.delete(identifiers: ["a"])], now: now)
-        let after = try store.read { db in
-            try Typos.neighbours(db, of: "seriaaize", prefix: false, budget: 1, deltas: try store.frequencyDeltasCache.deltas(db))
+        let after = try store.read { try Typos.neighbours($0, of: "seriaaize", prefix: false, budget: 1) }
+        XCTAssertEqual(after.map(\.text), ["serialize"], "in its segment until a merge, dead")
+        XCTAssertEqual(try store.corrections(of: "seriaaize", prefix: false).map(\.term), [], "no item has it")
+        var options = TextSearchOptions(limit: 5)
+        options.now = now
+        XCTAssertEqual(try store.search("seriaaize", options: options).map(\.item.uniqueIdentifier), [])
+        try store.writeTransaction { db in
+            XCTAssertTrue(try SegmentMerger.commit(db, try SegmentMerger.prepare(db, try SegmentMerger.segments(db))))
         }
-        XCTAssertEqual(after.map(\.text), [], "the term is still in the vocabulary, but no item has it")
-        // Once the delete's pending decrement is written (`PendingFrequencies`), without the deltas too.
-        try store.performMaintenance()
-        let applied = try store.read { try Typos.neighbours($0, of: "seriaaize", prefix: false, budget: 1) }
-        XCTAssertEqual(applied.map(\.text), [], "the term is still in the vocabulary, but no item has it")
+        let merged = try store.read { try Typos.neighbours($0, of: "seriaaize", prefix: false, budget: 1) }
+        XCTAssertEqual(merged.map(\.text), [], "the merge dropped the dead postings, and the term with them")
+        XCTAssertEqual(try store.corrections(of: "seraal", prefix: true).map(\.term), ["serial"])
     }
 
     /// A search that does not resolve matched terms (`CSUserQuery`'s) returns the same hits in the same order with
@@ -231,14 +264,12 @@ final class TyposTests: XCTestCase {
     func lettersStore() throws -> IndexStore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("letters-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        let store = try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
-        store.vocabularyLetters.rereadInterval.store(0, ordering: .relaxed)
-        return store
+        return try IndexStore(url: directory.appendingPathComponent("l.sqlite"))
     }
 
     /// The letters of every store in the process hold at most `processByteLimit` together: reading one past it drops
     /// the least recently used letter of any store (here another store's), a letter used since is kept, a closed
-    /// store's letters count no more, and a search whose letter was dropped walks SQLite and finds the same items.
+    /// store's letters count no more, and a search whose letter was dropped reads it again and finds the same items.
     func testTheLettersOfEveryStoreShareOneLimit() throws {
         let saved = VocabularyLetters.processByteLimit.load(ordering: .relaxed)
         defer { VocabularyLetters.processByteLimit.store(saved, ordering: .relaxed) }
@@ -255,9 +286,7 @@ final class TyposTests: XCTestCase {
         }
         // Typo searches read their first letter of each store (a word with a typo of nine letters or more).
         func search(_ store: IndexStore, _ text: String) throws -> [String] {
-            let ids = try store.search(text, options: options).map(\.item.uniqueIdentifier)
-            store.vocabularyLetters.waitForReads()
-            return ids
+            try store.search(text, options: options).map(\.item.uniqueIdentifier)
         }
         let first = try search(stores[0], "alpha1bta")
         XCTAssertTrue(stores[0].vocabularyLetters.holds("a"))
@@ -278,8 +307,7 @@ final class TyposTests: XCTestCase {
         XCTAssertTrue(stores[1].vocabularyLetters.holds("a") && stores[1].vocabularyLetters.holds("b"))
         XCTAssertLessThanOrEqual(stores[0].vocabularyLetters.heldBytes + stores[1].vocabularyLetters.heldBytes,
                                  VocabularyLetters.processByteLimit.load(ordering: .relaxed))
-        // Without its letter the search walks SQLite, and finds the same (it schedules the letter's read again,
-        // which drops the next oldest).
+        // Without its letter the search reads it again (which drops the next oldest), and finds the same.
         XCTAssertEqual(try search(stores[0], "alpha1bta"), first)
         XCTAssertFalse(first.isEmpty)
         // A closed store's letters are released.
@@ -287,55 +315,91 @@ final class TyposTests: XCTestCase {
         XCTAssertEqual(stores[1].vocabularyLetters.heldBytes, 0)
     }
 
-    /// A letter of the vocabulary is read in the background after the first search that looks for typos in it, used
-    /// while no write has added a term, and read again after one has: searches find the same items with it as
-    /// without it, and a term added since it was read is found at once.
-    func testTheVocabularyLettersInMemoryFollowTheVocabulary() throws {
+    /// The large segments' letters merged into one (`VocabularyLetters.merge`): every term once, in byte order,
+    /// with its counts added; empty sources and a single one pass through.
+    func testLettersOfLargeSegmentsMergeInByteOrderWithTheirCountsAdded() {
+        var random = RankingOracleTests.Generator(state: 20261206)
+        let alphabet = Array("abé日")
+        func source(_ terms: [String: Int]) -> VocabularyLetters.Source {
+            var bytes: [UInt8] = [], starts: [UInt32] = [0], counts: [UInt32] = []
+            for term in terms.keys.sorted(by: { UTF8Order.precedes($0, $1) }) {
+                bytes += Array(term.utf8)
+                starts.append(UInt32(bytes.count))
+                counts.append(UInt32(terms[term]!))
+            }
+            return VocabularyLetters.Source(bytes: bytes, starts: starts, counts: counts)
+        }
+        func terms(_ source: VocabularyLetters.Source) -> [(String, Int)] {
+            (0..<source.count).map { i in
+                (String(decoding: source.bytes[Int(source.starts[i])..<Int(source.starts[i + 1])], as: UTF8.self), Int(source.counts[i]))
+            }
+        }
+        for round in 0..<50 {
+            var parts: [[String: Int]] = []
+            for _ in 0..<Int.random(in: 0...4, using: &random) {
+                var part: [String: Int] = [:]
+                for _ in 0..<Int.random(in: 0...40, using: &random) {
+                    let term = String((0..<Int.random(in: 1...5, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+                    part[term] = Int.random(in: 1...9, using: &random)
+                }
+                parts.append(part)
+            }
+            let expected = parts.reduce(into: [String: Int]()) { all, part in all.merge(part, uniquingKeysWith: +) }
+                .sorted { UTF8Order.precedes($0.key, $1.key) }.map { ($0.key, $0.value) }
+            let merged = VocabularyLetters.merge(parts.map(source))
+            XCTAssertEqual(terms(merged).map(\.0), expected.map(\.0), "round \(round)")
+            XCTAssertEqual(terms(merged).map(\.1), expected.map(\.1), "round \(round)")
+            XCTAssertEqual(merged.lowerBound(Array("b".utf8)), expected.firstIndex { !UTF8Order.precedes($0.0, "b") } ?? expected.count)
+        }
+    }
+
+    /// A segment's letter is read by the first search that looks for typos in it and kept while the segment lives:
+    /// a write adds a segment, whose letter alone is read when a search needs it, and a term it added is found at
+    /// once; a merge's segment is read once more.
+    func testTheLettersInMemoryAreEachSegmentsOwn() throws {
         let store = try lettersStore()
         defer { try? store.close() }
         let now = Date()
         func upsert(_ id: String, _ title: String) -> IndexOperation {
             .upsert(StoredItem(uniqueIdentifier: id, expirationDate: .distantFuture, attributes: ["title": .string(title)]))
         }
-        try store.apply([upsert("a", "transformer models"), upsert("b", "transfer learning"), upsert("c", "translate text")],
-                        now: now)
+        // (Enough items that one delete leaves the segment as it is: a quarter of them deleted has it rewritten.)
+        try store.apply([upsert("a", "transformer models"), upsert("b", "transfer learning"), upsert("c", "translate text")]
+                        + (0..<6).map { upsert("filler\($0)", "other words \($0)") }, now: now)
         var options = TextSearchOptions(limit: 10)
         options.now = now
         func ids(_ text: String) throws -> [String] { try store.search(text, options: options).map(\.item.uniqueIdentifier) }
-        let read = store.vocabularyLetters.lettersRead.load(ordering: .relaxed)
-        let cold = try ids("trasnformer")
-        XCTAssertEqual(cold.first, "a", "a transposition")
-        store.vocabularyLetters.waitForReads()
-        XCTAssertEqual(store.vocabularyLetters.lettersRead.load(ordering: .relaxed), read + 1, "the letter was read once")
-        let letter = try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) }
-        XCTAssertEqual(letter?.count, try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM term WHERE text >= 't' AND text < 'u'") })
-        XCTAssertEqual(try ids("trasnformer"), cold, "the walk in memory finds what SQLite's found")
+        func reads() -> Int { store.vocabularyLetters.lettersRead.load(ordering: .relaxed) }
+        let read = reads()
+        XCTAssertEqual(try ids("trasnformer").first, "a", "a transposition")
+        XCTAssertEqual(reads(), read + 1, "the letter of the one segment was read")
+        let letter = try XCTUnwrap(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
+        XCTAssertEqual(letter.sources.count, 1)
+        XCTAssertEqual(letter.sources.first?.count, try store.read { try SegmentVocabulary.terms($0, from: Array("t".utf8), below: Array("u".utf8)).count })
         XCTAssertEqual(try store.corrections(of: "transfr", prefix: false).map(\.term), ["transfer"])
-        // A delete adds no term: the letter stays current.
+        // A delete adds no segment: nothing is read again.
         try store.apply([.delete(identifiers: ["c"])], now: now)
-        XCTAssertNotNil(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
-        // A new term makes it stale: the next searches walk SQLite (and find the new term) until it is read again.
+        XCTAssertEqual(try ids("trasnformer").first, "a")
+        XCTAssertEqual(reads(), read + 1)
+        // A write adds a segment: its letter alone is read, and its new term found at once.
         try store.apply([upsert("d", "transmogrify")], now: now)
-        XCTAssertNil(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
         XCTAssertEqual(try ids("transmogrfy"), ["d"])
-        store.vocabularyLetters.waitForReads()
-        XCTAssertEqual(try ids("transmogrfy"), ["d"], "and in memory once read again")
-        let reread = try XCTUnwrap(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
-        XCTAssertEqual(reread.lowerBound(Array("transmogrify".utf8)), reread.lowerBound(Array("transmogrifz".utf8)) - 1)
-        // A letter read less than `rereadInterval` ago is not read again when a write makes it stale: the searches
-        // meanwhile walk SQLite, and find the new term.
-        store.vocabularyLetters.rereadInterval.store(60_000_000_000, ordering: .relaxed)
-        let reads = store.vocabularyLetters.lettersRead.load(ordering: .relaxed)
-        try store.apply([upsert("e", "transylvania")], now: now)
-        XCTAssertEqual(try ids("transylvnia"), ["e"])
-        store.vocabularyLetters.waitForReads()
-        XCTAssertEqual(store.vocabularyLetters.lettersRead.load(ordering: .relaxed), reads, "not read again so soon")
-        XCTAssertNil(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
-        XCTAssertEqual(try ids("transylvnia"), ["e"])
+        XCTAssertEqual(reads(), read + 2, "the new segment's letter, not the first one's again")
+        XCTAssertEqual(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) }?.sources.count, 2)
+        // A merge replaces both by one, read once more.
+        try store.writeTransaction { db in
+            XCTAssertTrue(try SegmentMerger.commit(db, try SegmentMerger.prepare(db, try SegmentMerger.segments(db))))
+        }
+        XCTAssertEqual(try ids("transmogrfy"), ["d"])
+        XCTAssertEqual(try ids("trasnformer").first, "a")
+        XCTAssertEqual(reads(), read + 3)
+        let merged = try XCTUnwrap(try store.read { try store.vocabularyLetters.terms(of: "t", $0, store: store) })
+        XCTAssertEqual(merged.sources.count, 1)
+        XCTAssertFalse(merged.sources[0].count == 0)
     }
 
-    /// Writes that add terms between searches, with the letters read in the background or not yet: every typo search
-    /// finds what the walk through SQLite finds in the same snapshot, and the hits are the same as without the letters.
+    /// Writes that add terms between searches, and merges: every typo walk over the letters the store keeps finds
+    /// what a walk over letters read afresh from the same snapshot finds, and searches find the same again.
     func testTypoSearchesAgreeWithAndWithoutTheLettersAcrossWrites() throws {
         let store = try lettersStore()
         defer { try? store.close() }
@@ -355,7 +419,7 @@ final class TyposTests: XCTestCase {
                                           attributes: ["title": .string((0..<3).map { _ in word(4...10) }.joined(separator: " "))]))
             }
             try store.apply(items + (round % 3 == 2 ? [.delete(identifiers: ["i\(next - 25)"])] : []), now: now)
-            if round % 2 == 0 { store.vocabularyLetters.waitForReads() }
+            if round % 5 == 4 { try store.performMaintenance() }
             for _ in 0..<6 {
                 let typed = word(4...11)
                 let budget = Typos.budget(for: typed)
@@ -364,14 +428,13 @@ final class TyposTests: XCTestCase {
                         let letter = try store.vocabularyLetters.terms(of: String(typed.unicodeScalars.first!), db, store: store)
                         let walked = try Typos.vocabularySpans(db, of: typed, prefix: prefix, budget: budget, collapsing: prefix)
                         let inMemory = try Typos.vocabularySpans(db, of: typed, prefix: prefix, budget: budget, collapsing: prefix,
-                                                                 letter: letter ?? VocabularyLetters.read(String(typed.unicodeScalars.first!), db))
+                                                                 letter: XCTUnwrap(letter))
                         XCTAssertEqual(inMemory.terms.map(\.text), walked.terms.map(\.text), "\(typed), round \(round)")
                         XCTAssertEqual(inMemory.terms.map(\.df), walked.terms.map(\.df))
                         XCTAssertEqual(inMemory.ranges, walked.ranges, "\(typed), round \(round)")
                     }
                 }
                 let hits = try store.search(typed, options: options).map(\.item.uniqueIdentifier)
-                store.vocabularyLetters.waitForReads()
                 XCTAssertEqual(try store.search(typed, options: options).map(\.item.uniqueIdentifier), hits, "\(typed), round \(round)")
             }
         }
