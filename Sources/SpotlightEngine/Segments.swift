@@ -350,7 +350,8 @@ enum PostingStore {
     /// holds any more has only dead postings: readers drop them with the other dead postings.
     static func forEachList(_ db: Database, termsFrom low: String, below high: String,
                             _ body: (Bool, PostingCodec.Reader) throws -> Void) throws {
-        let (rows, blocked) = try BlockedSegment.current(db)
+        let segments = try Segments(db)
+        let (rows, blocked) = (segments.rows, segments.blocked)
         let lowBytes = Array(low.utf8), highBytes = Array(high.utf8)
         for segment in blocked {
             try segment.forEachList(db, from: lowBytes, below: highBytes, body)
@@ -364,7 +365,7 @@ enum PostingStore {
                 try withReader(db, h, column: 1) { try body(exact, $0) }
             }
         }
-        for segment in try PackedSegment.current(db) {
+        for segment in segments.packed {
             for i in segment.positions(startingWith: lowBytes) {
                 try segment.withList(i) { try body(segment.texts[i].count == lowBytes.count, $0) }
             }

@@ -403,6 +403,14 @@ final class BlockedSegment: Sendable {
     /// rebuilding its terms (`TermBlocks.find`).
     func withList(_ db: Database, text: [UInt8], _ body: (PostingCodec.Reader) throws -> Void) throws {
         let number = block(from: text)
+        try withBlock(db, number) { bytes in
+            guard let data = try TermBlocks.find(text, in: bytes, first: firsts[number]) else { return }
+            try TermBlocks.withList(db, segment: id, data, body)
+        }
+    }
+
+    /// Calls `body` with the bytes of block `number` (valid inside `body` only); a missing block is damage.
+    private func withBlock(_ db: Database, _ number: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let sql = "SELECT data FROM termBlock WHERE id = ?"
         let cached = try db.cachedStatement(sql: sql)
         // A fresh statement when the cached one is in use (a read inside another segment's).
@@ -411,9 +419,7 @@ final class BlockedSegment: Sendable {
         try withExtendedLifetime(statement) {
             try IndexStore.forEachRawRow(db, statement, int64: id << 24 | Int64(number)) { h in
                 found = true
-                let bytes = try PostingStore.blob(h, column: 0)
-                guard let data = try TermBlocks.find(text, in: bytes, first: firsts[number]) else { return }
-                try TermBlocks.withList(db, segment: id, data, body)
+                try body(try PostingStore.blob(h, column: 0))
             }
         }
         guard found else { throw TermBlocks.damaged }
@@ -433,20 +439,11 @@ final class BlockedSegment: Sendable {
     /// decoding the list (`TermBlocks.count`).
     func count(_ db: Database, text: [UInt8]) throws -> Int {
         let number = block(from: text)
-        let sql = "SELECT data FROM termBlock WHERE id = ?"
-        let cached = try db.cachedStatement(sql: sql)
-        let statement = sqlite3_stmt_busy(cached.sqliteStatement) != 0 ? try db.makeStatement(sql: sql) : cached
-        var found = false
         var count = 0
-        try withExtendedLifetime(statement) {
-            try IndexStore.forEachRawRow(db, statement, int64: id << 24 | Int64(number)) { h in
-                found = true
-                let bytes = try PostingStore.blob(h, column: 0)
-                guard let data = try TermBlocks.find(text, in: bytes, first: firsts[number]) else { return }
-                count = try TermBlocks.count(db, segment: id, data)
-            }
+        try withBlock(db, number) { bytes in
+            guard let data = try TermBlocks.find(text, in: bytes, first: firsts[number]) else { return }
+            count = try TermBlocks.count(db, segment: id, data)
         }
-        guard found else { throw TermBlocks.damaged }
         return count
     }
 
@@ -457,45 +454,38 @@ final class BlockedSegment: Sendable {
     func forEachTerm(matching keys: [[UInt8]], exact: Bool, _ db: Database,
                      _ body: (Int, UnsafeRawBufferPointer, Int) throws -> Void) throws {
         var k = 0
-        let sql = "SELECT data FROM termBlock WHERE id = ?"
         while k < keys.count {
             let number = block(from: keys[k])
             var end = k + 1
             while end < keys.count, block(from: keys[end]) == number { end += 1 }
             // Keys whose terms may go on into the next block: read there as a range.
             var spilling: [Int] = []
-            let cached = try db.cachedStatement(sql: sql)
-            let statement = sqlite3_stmt_busy(cached.sqliteStatement) != 0 ? try db.makeStatement(sql: sql) : cached
-            var found = false
-            try withExtendedLifetime(statement) {
-                try IndexStore.forEachRawRow(db, statement, int64: id << 24 | Int64(number)) { h in
-                    found = true
-                    let bytes = try PostingStore.blob(h, column: 0)
-                    let layout = try TermBlocks.Layout(bytes)
-                    for index in k..<end {
-                        let key = keys[index]
-                        guard let start = try TermBlocks.seek(key, in: bytes, first: firsts[number]) else {
-                            // Past the block's last term: the next block's first may start with the key.
-                            if !exact, number + 1 < firsts.count, firsts[number + 1].starts(with: key) { spilling.append(index) }
-                            continue
-                        }
-                        if exact {
-                            if start.isTarget { try body(index, UnsafeRawBufferPointer(start: nil, count: 0), try TermBlocks.count(db, segment: id, start.data)) }
-                            continue
-                        }
-                        var entries = TermBlocks.Entries(bytes, end: layout.end)
-                        try entries.resume(at: start.start, term: Array(key[0..<start.previous]))
-                        var reachedEnd = true
-                        while try entries.next() {
-                            guard entries.term.starts(with: key) else { reachedEnd = false; break }
-                            let count = try TermBlocks.count(db, segment: id, entries.data)
-                            try entries.term.withUnsafeBytes { try body(index, $0, count) }
-                        }
-                        if reachedEnd, number + 1 < firsts.count, firsts[number + 1].starts(with: key) { spilling.append(index) }
+            try withBlock(db, number) { bytes in
+                let layout = try TermBlocks.Layout(bytes)
+                for index in k..<end {
+                    let key = keys[index]
+                    guard let start = try TermBlocks.seek(key, in: bytes, first: firsts[number]) else {
+                        // Past the block's last term: the next block's first may start with the key.
+                        if !exact, number + 1 < firsts.count, firsts[number + 1].starts(with: key) { spilling.append(index) }
+                        continue
                     }
+                    if exact {
+                        if start.isTarget {
+                            try body(index, UnsafeRawBufferPointer(start: nil, count: 0), try TermBlocks.count(db, segment: id, start.data))
+                        }
+                        continue
+                    }
+                    var entries = TermBlocks.Entries(bytes, end: layout.end)
+                    try entries.resume(at: start.start, term: Array(key[0..<start.previous]))
+                    var reachedEnd = true
+                    while try entries.next() {
+                        guard entries.term.starts(with: key) else { reachedEnd = false; break }
+                        let count = try TermBlocks.count(db, segment: id, entries.data)
+                        try entries.term.withUnsafeBytes { try body(index, $0, count) }
+                    }
+                    if reachedEnd, number + 1 < firsts.count, firsts[number + 1].starts(with: key) { spilling.append(index) }
                 }
             }
-            guard found else { throw TermBlocks.damaged }
             for index in spilling {
                 // (From the next block on: this one's terms were visited.)
                 let from = firsts[number + 1]

@@ -123,14 +123,8 @@ final class VocabularyLetters: Sendable {
         var sources: [Source] = []
         var read: [(Key, Source)] = []
         let segments = try PostingStore.Segments(db)
-        func source(token: Int64, _ make: () throws -> Source) throws {
-            let key = Key(token: token, letter: letter)
-            let kept = state.withLock { state -> Source? in
-                guard let source = state.sources[key] else { return nil }
-                state.used[key] = Self.clock.add(1, ordering: .relaxed).newValue
-                return source
-            }
-            if let kept {
+        func source(_ key: Key, _ make: () throws -> Source) throws {
+            if let kept = kept(key) {
                 if kept.count > 0 { sources.append(kept) }
                 return
             }
@@ -139,24 +133,16 @@ final class VocabularyLetters: Sendable {
             if made.count > 0 { sources.append(made) }
         }
         if !segments.blocked.isEmpty {
-            let key = Key(token: Self.combinedToken(segments.blocked), letter: letter, merged: true)
-            let kept = state.withLock { state -> Source? in
-                guard let source = state.sources[key] else { return nil }
-                state.used[key] = Self.clock.add(1, ordering: .relaxed).newValue
-                return source
-            }
-            if let kept {
-                if kept.count > 0 { sources.append(kept) }
-            } else {
-                let made = Self.merge(try segments.blocked.map { segment in
+            try source(Key(token: Self.combinedToken(segments.blocked), letter: letter, merged: true)) {
+                Self.merge(try segments.blocked.map { segment in
                     try Self.source { visit in try segment.forEachTerm(db, from: low, below: high, visit) }
                 })
-                read.append((key, made))
-                if made.count > 0 { sources.append(made) }
             }
         }
         for segment in segments.packed {
-            try source(token: segment.token) { try Self.source { visit in try segment.forEachTerm(from: low, below: high, visit) } }
+            try source(Key(token: segment.token, letter: letter)) {
+                try Self.source { visit in try segment.forEachTerm(from: low, below: high, visit) }
+            }
         }
         if !segments.rows.isEmpty {
             // A format 10 store's segments stored as posting rows (read-only; a store opened for writing has them
@@ -198,8 +184,12 @@ final class VocabularyLetters: Sendable {
     /// else in the segments' blocks).
     func keptLetter(_ letter: String, of blocked: [BlockedSegment]) -> Source? {
         guard !blocked.isEmpty else { return nil }
-        let key = Key(token: Self.combinedToken(blocked), letter: letter, merged: true)
-        return state.withLock { state in
+        return kept(Key(token: Self.combinedToken(blocked), letter: letter, merged: true))
+    }
+
+    /// The source kept under `key`, marked used.
+    private func kept(_ key: Key) -> Source? {
+        state.withLock { state in
             guard let source = state.sources[key] else { return nil }
             state.used[key] = Self.clock.add(1, ordering: .relaxed).newValue
             return source
