@@ -48,42 +48,11 @@ enum SegmentVocabulary {
     static func terms(_ db: Database, from low: [UInt8], below high: [UInt8], limit: Int = .max,
                       segments: PostingStore.Segments? = nil) throws -> [(text: String, count: Int)]
     {
-        // Each segment's range (at most `limit` terms of each: the first `limit` of the union are among them).
-        var runs: [[(text: [UInt8], count: Int)]] = []
-        for source in try sources(db, segments: segments) {
-            var run: [(text: [UInt8], count: Int)] = []
-            try source.forEachTerm(db, from: low, below: high) { term, count in
-                guard run.count < limit else { return }
-                run.append((Array(term), count))
-            }
-            if !run.isEmpty { runs.append(run) }
-        }
-        return merged(runs, limit: limit)
-    }
-
-    /// Sorted runs of terms merged in byte order, the counts of a term in several added.
-    static func merged(_ runs: [[(text: [UInt8], count: Int)]], limit: Int = .max) -> [(text: String, count: Int)] {
-        var result: [(text: String, count: Int)] = []
-        if runs.count == 1 {
-            for (text, count) in runs[0].prefix(limit) { result.append((String(decoding: text, as: UTF8.self), count)) }
-            return result
-        }
-        var positions = [Int](repeating: 0, count: runs.count)
-        while result.count < limit {
-            var smallest: [UInt8]? = nil
-            for r in runs.indices where positions[r] < runs[r].count {
-                let text = runs[r][positions[r]].text
-                if smallest == nil || TermBlocks.precedes(text, smallest!) { smallest = text }
-            }
-            guard let smallest else { break }
-            var count = 0
-            for r in runs.indices where positions[r] < runs[r].count && runs[r][positions[r]].text == smallest {
-                count += runs[r][positions[r]].count
-                positions[r] += 1
-            }
-            result.append((String(decoding: smallest, as: UTF8.self), count))
-        }
-        return result
+        // Each segment's first `limit` terms of the range (the first `limit` of the union are among them), merged.
+        let merged = VocabularyLetters.merge(try sources(db, segments: segments).map { source in
+            try VocabularyLetters.source(limit: limit) { visit in try source.forEachTerm(db, from: low, below: high, visit) }
+        })
+        return (0..<min(limit, merged.count)).map { (merged.text($0), Int(merged.counts[$0])) }
     }
 
     /// Calls `body` with every (segment, term) of `[low, high)` and the postings of the term's list there: a term

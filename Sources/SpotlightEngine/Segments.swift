@@ -351,15 +351,14 @@ enum PostingStore {
     static func forEachList(_ db: Database, termsFrom low: String, below high: String,
                             _ body: (Bool, PostingCodec.Reader) throws -> Void) throws {
         let segments = try Segments(db)
-        let (rows, blocked) = (segments.rows, segments.blocked)
         let lowBytes = Array(low.utf8), highBytes = Array(high.utf8)
-        for segment in blocked {
+        for segment in segments.blocked {
             try segment.forEachList(db, from: lowBytes, below: highBytes, body)
         }
         let statement = try db.cachedStatement(sql: """
             SELECT text = ?1, data FROM postings WHERE segment = ?3 AND text >= ?1 AND text < ?2
             """)
-        for segment in rows {
+        for segment in segments.rows {
             try IndexStore.forEachRawRow(db, statement, [low, high, segment]) { h in
                 let exact = sqlite3_column_int64(h, 0) != 0
                 try withReader(db, h, column: 1) { try body(exact, $0) }
@@ -484,7 +483,7 @@ package final class PackedSegment: Sendable {
         while k < texts.count {
             let i = order?[k] ?? k
             guard TermBlocks.precedes(texts[i], high) else { break }
-            let count = try lists.withUnsafeBytes { try PostingCodec.count(UnsafeRawBufferPointer(rebasing: $0[ranges[i]])) }
+            let count = try listCount(i)
             try texts[i].withUnsafeBytes { try body($0, count) }
             k += 1
         }
@@ -493,7 +492,12 @@ package final class PackedSegment: Sendable {
     /// How many postings the segment holds for `text` (0 when it has no such term).
     func count(of text: [UInt8]) throws -> Int {
         guard let i = position(of: text) else { return 0 }
-        return try lists.withUnsafeBytes { try PostingCodec.count(UnsafeRawBufferPointer(rebasing: $0[ranges[i]])) }
+        return try listCount(i)
+    }
+
+    /// How many postings list `i` holds, from its head.
+    private func listCount(_ i: Int) throws -> Int {
+        try lists.withUnsafeBytes { try PostingCodec.count(UnsafeRawBufferPointer(rebasing: $0[ranges[i]])) }
     }
 
     /// The first rank (in text order) whose text does not precede `text`.

@@ -65,30 +65,15 @@ package enum Typos {
         }
         var known = Set(found)
         if let letter {
-            // Each segment's terms in the ranges (a term several segments hold, once). (What the closure finds is
-            // returned from it, not added to the variables outside it: so added, a release build lost every term,
-            // while a debug build, or one that logged them, kept them.)
+            // Each segment's terms in the ranges (a term several segments hold, once).
             var inRanges: [String] = []
             for source in letter.sources {
-                let matched: [String] = source.bytes.withUnsafeBufferPointer { all in
-                    var matched: [String] = []
-                    for range in ranges {
-                        let beginning = Array(range.utf8)
-                        var i = source.lowerBound(beginning)
-                        while i < source.count {
-                            let start = Int(source.starts[i]), end = Int(source.starts[i + 1])
-                            let bytes = UnsafeBufferPointer(rebasing: all[start..<end])
-                            guard bytes.starts(with: beginning) else { break }
-                            if mayMatch(bytes) {
-                                let text = String(decoding: bytes, as: UTF8.self)
-                                if isTypo(text) { matched.append(text) }
-                            }
-                            i += 1
-                        }
+                for range in ranges {
+                    for (text, _) in source.terms(startingWith: Array(range.utf8), where: mayMatch)
+                    where isTypo(text) && known.insert(text).inserted {
+                        inRanges.append(text)
                     }
-                    return matched
                 }
-                for text in matched where known.insert(text).inserted { inRanges.append(text) }
             }
             found += inRanges.sorted { UTF8Order.precedes($0, $1) }
         } else {
@@ -147,7 +132,7 @@ package enum Typos {
         var found: [String: Int] = [:]
         var ranges = Set<String>()
         for source in letter?.sources ?? [] {
-            // (What the closure finds is returned from it, not added to variables outside it: see `wholeWordTypos`.)
+            // (What the closure finds is returned from it, not added to variables outside it: see `Source.terms`.)
             let (matched, walked): ([(String, Int)], [String]) = source.bytes.withUnsafeBufferPointer { all in
                 var walk = SpanWalk(word, prefix: prefix, budget: budget, collapsing: collapsing)
                 var matched: [(String, Int)] = []
@@ -276,18 +261,7 @@ package enum Typos {
                     unkept.append(index)
                     continue
                 }
-                let matched: [(String, Int)] = source.bytes.withUnsafeBufferPointer { all in
-                    var matched: [(String, Int)] = []
-                    var i = source.lowerBound(key)
-                    while i < source.count {
-                        let bytes = UnsafeBufferPointer(rebasing: all[Int(source.starts[i])..<Int(source.starts[i + 1])])
-                        guard prefix ? bytes.starts(with: key) : bytes.elementsEqual(key) else { break }
-                        matched.append((String(decoding: bytes, as: UTF8.self), Int(source.counts[i])))
-                        i += 1
-                    }
-                    return matched
-                }
-                for (text, count) in matched { found[index][text, default: 0] += count }
+                for (text, count) in source.terms(startingWith: key, exact: !prefix) { found[index][text, default: 0] += count }
             }
             if !unkept.isEmpty {
                 for segment in segments.blocked {

@@ -30,6 +30,30 @@ final class VocabularyLetters: Sendable {
         var count: Int { starts.count - 1 }
         var byteCount: Int { bytes.count + 4 * starts.count + 4 * counts.count }
 
+        /// Term `i` as text.
+        func text(_ i: Int) -> String {
+            String(decoding: bytes[Int(starts[i])..<Int(starts[i + 1])], as: UTF8.self)
+        }
+
+        /// The terms that start with `key` (only `key` itself when `exact`) and that `keep` accepts by their bytes,
+        /// with their counts, in order.
+        func terms(startingWith key: [UInt8], exact: Bool = false,
+                   where keep: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true }) -> [(text: String, count: Int)] {
+            // (Returned from the closure, not added to variables outside it: so added, a release build lost every
+            // term `Typos.wholeWordTypos` found, while a debug build, or one that logged them, kept them.)
+            bytes.withUnsafeBufferPointer { all in
+                var found: [(text: String, count: Int)] = []
+                var i = lowerBound(key)
+                while i < count {
+                    let term = UnsafeBufferPointer(rebasing: all[Int(starts[i])..<Int(starts[i + 1])])
+                    guard exact ? term.elementsEqual(key) : term.starts(with: key) else { break }
+                    if keep(term) { found.append((String(decoding: term, as: UTF8.self), Int(counts[i]))) }
+                    i += 1
+                }
+                return found
+            }
+        }
+
         /// The position of the first term not below `key` (byte order).
         func lowerBound(_ key: [UInt8]) -> Int {
             bytes.withUnsafeBufferPointer { all in
@@ -144,11 +168,13 @@ final class VocabularyLetters: Sendable {
                 try Self.source { visit in try segment.forEachTerm(from: low, below: high, visit) }
             }
         }
-        if !segments.rows.isEmpty {
+        for segment in segments.rows {
             // A format 10 store's segments stored as posting rows (read-only; a store opened for writing has them
             // written again as blocks by its maintenance): read at every search, never kept.
-            let all = try Self.read(letter, db, onlyRows: true)
-            sources += all?.sources ?? []
+            let made = try Self.source { visit in
+                try SegmentVocabulary.Source.rows(segment).forEachTerm(db, from: low, below: high, visit)
+            }
+            if made.count > 0 { sources.append(made) }
         }
         if !read.isEmpty {
             lettersRead.add(read.count, ordering: .relaxed)
@@ -202,18 +228,25 @@ final class VocabularyLetters: Sendable {
         return try terms(of: String(first), db, store: store)
     }
 
-    /// A source from a segment's range of terms (`visit` calls its argument with each term in order).
-    private static func source(_ visit: ((UnsafeRawBufferPointer, Int) throws -> Void) throws -> Void) throws -> Source {
+    /// A source from a segment's range of terms (`visit` calls its argument with each term in order): its first
+    /// `limit` terms (the rest of the range is not stepped).
+    static func source(limit: Int = .max, _ visit: ((UnsafeRawBufferPointer, Int) throws -> Void) throws -> Void) throws
+        -> Source
+    {
+        struct Enough: Error {}
         var bytes: [UInt8] = []
         var starts: [UInt32] = [0]
         var counts: [UInt32] = []
-        try visit { term, count in
-            bytes.append(contentsOf: term)
-            // (A segment past 4 GB of one letter's text is no index this engine writes.)
-            guard bytes.count < Int(UInt32.max) else { throw TermBlocks.damaged }
-            starts.append(UInt32(bytes.count))
-            counts.append(UInt32(clamping: count))
-        }
+        do {
+            try visit { term, count in
+                guard counts.count < limit else { throw Enough() }
+                bytes.append(contentsOf: term)
+                // (A segment past 4 GB of one letter's text is no index this engine writes.)
+                guard bytes.count < Int(UInt32.max) else { throw TermBlocks.damaged }
+                starts.append(UInt32(bytes.count))
+                counts.append(UInt32(clamping: count))
+            }
+        } catch is Enough {}
         return Source(bytes: bytes, starts: starts, counts: counts)
     }
 
@@ -261,12 +294,11 @@ final class VocabularyLetters: Sendable {
     }
 
     /// A letter's terms in every segment of `db`'s snapshot, read now and kept nowhere (tests, and callers
-    /// without a store). `onlyRows`: the segments stored as posting rows alone.
-    static func read(_ letter: String, _ db: Database, onlyRows: Bool = false) throws -> Letter? {
+    /// without a store).
+    static func read(_ letter: String, _ db: Database) throws -> Letter? {
         let low = Array(letter.utf8), high = low + Typos.SpanWalk.beyond
         var sources: [Source] = []
         for segment in try SegmentVocabulary.sources(db) {
-            if onlyRows, case .rows = segment {} else if onlyRows { continue }
             let made = try source { body in try segment.forEachTerm(db, from: low, below: high, body) }
             if made.count > 0 { sources.append(made) }
         }

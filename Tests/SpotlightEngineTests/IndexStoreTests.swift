@@ -226,6 +226,12 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(try store.documentFrequency(of: "bygone"), 0)
         XCTAssertEqual(try store.completions(of: "uniq", limit: 3).map(\.count), [1, 1, 1])
         XCTAssertFalse(try store.read { try $0.tableExists("term") }, "no global vocabulary")
+        // A range's first terms, each segment's read only as far as the limit.
+        let unique = Array("unique".utf8)
+        let all = try store.read { try SegmentVocabulary.terms($0, from: unique, below: unique + Typos.SpanWalk.beyond) }
+        XCTAssertEqual(all.count, count)
+        XCTAssertEqual(try store.read { try SegmentVocabulary.terms($0, from: unique, below: unique + Typos.SpanWalk.beyond, limit: 65) }.map(\.text),
+                       all.prefix(65).map(\.text))
         // Another store object of the file, in a large write and in a single one.
         let other = try IndexStore(url: store.url)
         try other.apply((0..<100).map { .upsert(item("o\($0)", title: "shared ephemeral fresh\($0)")) }, now: now)
