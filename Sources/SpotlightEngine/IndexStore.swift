@@ -15,7 +15,7 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 16):
+/// Schema (format version 17):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `domainTerms`, `keywordTerms` and `exactDomainTerms` (every item posts its domain's
 ///   words, its keywords and its domain whole under terms of their own, `TextIndexer`; a store with
 ///   `exactDomainTerms` has no `item_domain` index), `recordDictionary`, `itemChanges`.
@@ -40,9 +40,10 @@ import Darwin
 /// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
 /// - `recordDictionary(id, data)`: the zstd dictionaries `attrs` frames are compressed with (`RecordDictionary`);
 ///   `meta.recordDictionary` names the one writes use.
-/// - `recordBlock(id, last, count, dead, data, catalog, gone)`: the records of large writes, compressed a block at a
-///   time (`RecordBlocks`); a catalogue block (`catalog = 1`) also holds its items' fields, `gone` a bit per item
-///   deleted since.
+/// - `recordBlock(id, last, count, dead, data, catalog, gone, rawFields)`: the records of large writes, compressed a
+///   block at a time (`RecordBlocks`), each block's row about a page; a catalogue block (`catalog = 1`) also holds
+///   its items' fields (since format 17 their initials too), `gone` a bit per item deleted since, `rawFields` each
+///   item's name key (and before format 17 its initials).
 /// - `prefixPending(seq, item, removed, at, terms)`: the prefix-list changes small writes left for later
 ///   (`PendingPrefixes`).
 package final class IndexStore: Sendable {
@@ -62,8 +63,10 @@ package final class IndexStore: Sendable {
     /// by its version and the table of value groups (its values keep their rows; a format 13 reader would not find
     /// grouped values), format 14 by its version (its lists stay as they are; a format 14 reader would take a
     /// one-posting list, `PostingCodec.singleTag`, for damage), format 15 by dropping its global vocabulary (`term`
-    /// and `dfPending`: the segments' dictionaries hold every term; a format 15 reader would find no term).
-    package static let formatVersion = 16
+    /// and `dfPending`: the segments' dictionaries hold every term; a format 15 reader would find no term), format
+    /// 16 by its version (its catalogue blocks stay as they are; a format 16 reader would take a catalogued item
+    /// whose initials are in its block's section for damage).
+    package static let formatVersion = 17
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -110,6 +113,8 @@ package final class IndexStore: Sendable {
     let maintenance = MaintenanceScheduler()
     /// The segments' static ranking signals, read once per segment (`StaticColumns`).
     let columnCache = ColumnCache()
+    /// How this store's record blocks compress, so that a write's blocks fill their rows' pages.
+    let recordRows = RecordBlocks.RowSizing()
     /// The vocabulary's terms by first letter, for typo tolerance's walk (`VocabularyLetters`).
     let vocabularyLetters = VocabularyLetters()
     /// The searches' scratch buffers (`ScratchPool`).
@@ -432,6 +437,15 @@ package final class IndexStore: Sendable {
                     EngineLog.logger.notice("""
                         upgraded the index at \(url.path) from format \(version) to 16: the global vocabulary of \(terms) \
                         terms is dropped; terms and their frequencies are read from the segments' own dictionaries
+                        """)
+                }
+                if version <= 16 {
+                    // Nothing to rewrite: format 17 reads every catalogue block of 16, and writes its items'
+                    // initials where 16 cannot read them (`ItemCatalog.Fields.encode`).
+                    try db.execute(sql: "UPDATE meta SET value = 17 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 17: the initials of catalogued items \
+                        written from now on are compressed with their fields (the blocks here stay as they are)
                         """)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)

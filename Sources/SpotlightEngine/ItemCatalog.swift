@@ -105,35 +105,38 @@ final class ItemCatalog {
         static let never = Double(IndexStore.neverExpires)!
 
         /// A catalogue section: each item's identifier, domain (0, or 1 and the text), a byte of flags (1: it
-        /// expires, 2: a hint, 4: a last-used date, each then 8 bytes), its name's word count and first word. Its
-        /// name's key and initials are in `encodeRaw`'s bytes.
+        /// expires, 2: a hint, 4: a last-used date, each then 8 bytes; 8: its initials are here), its name's word
+        /// count and first word, and its initials (a byte of length, then the bytes). Its name's key is in
+        /// `encodeRaw`'s bytes.
+        ///
+        /// Format 17 moved the initials into the section, which is compressed: a catalogue section of format 13 to
+        /// 16 has no flag 8, and its items' initials follow their keys in the raw bytes (read as they are). The
+        /// initials are a few 4-bit codes that repeat from item to item: PyPI's, 11.6 bytes an item beside the
+        /// frame, take about 5 in it (zstd, a block's items at a time; `BENCHMARKS.md`, 2026-12-06).
         static func encode(_ all: [Fields]) -> [UInt8] {
             var out: [UInt8] = []
-            out.reserveCapacity(all.count * 48)
+            out.reserveCapacity(all.count * 60)
             for fields in all {
                 ValueCodec.writeString(fields.uid, to: &out)
                 ValueCodec.writeOptionalString(fields.domain, to: &out)
                 let expires = fields.expires < never
-                out.append((expires ? 1 : 0) | (fields.hint != nil ? 2 : 0) | (fields.lastUsed != nil ? 4 : 0))
+                out.append((expires ? 1 : 0) | (fields.hint != nil ? 2 : 0) | (fields.lastUsed != nil ? 4 : 0) | 8)
                 if expires { ValueCodec.writeFixed(fields.expires.bitPattern, to: &out) }
                 if let hint = fields.hint { ValueCodec.writeFixed(hint.bitPattern, to: &out) }
                 if let lastUsed = fields.lastUsed { ValueCodec.writeFixed(lastUsed.bitPattern, to: &out) }
                 ValueCodec.writeVarint(UInt64(fields.name.words), to: &out)
                 ValueCodec.writeString(fields.name.first, to: &out)
+                out.append(UInt8(fields.initials.count))
+                out += fields.initials
             }
             return out
         }
 
-        /// What of the fields does not compress, kept beside the frame: each item's name key (8 bytes) and its
-        /// initials (a byte of length, then the bytes).
+        /// What of the fields does not compress, kept beside the frame: each item's name key (8 bytes, a hash).
         static func encodeRaw(_ all: [Fields]) -> [UInt8] {
             var out: [UInt8] = []
-            out.reserveCapacity(all.count * 20)
-            for fields in all {
-                ValueCodec.writeFixed(fields.name.key, to: &out)
-                out.append(UInt8(fields.initials.count))
-                out += fields.initials
-            }
+            out.reserveCapacity(all.count * 8)
+            for fields in all { ValueCodec.writeFixed(fields.name.key, to: &out) }
             return out
         }
     }
@@ -149,8 +152,10 @@ final class ItemCatalog {
         private let starts: [UInt32]
         private let rawStarts: [UInt32]
 
+        /// An item's entry; its initials are a range of the section, or with `rawInitials` (format 13 to 16) of
+        /// the raw bytes.
         private typealias Parts = (uid: Range<Int>, domain: Range<Int>?, expires: Double, hint: Double?, lastUsed: Double?,
-                                   words: Int, first: Range<Int>, key: UInt64, initials: Range<Int>)
+                                   words: Int, first: Range<Int>, key: UInt64, initials: Range<Int>, rawInitials: Bool)
 
         /// Checks a section of `count` items and its raw bytes; damage throws `.corruptIndex`, never traps.
         init(section: [UInt8], raw: [UInt8], count: Int, block: Int64) throws {
@@ -180,17 +185,23 @@ final class ItemCatalog {
             let uid = try reader.rawBytes(try reader.count(minimumBytesEach: 1)).indices
             let domain = try reader.byte() == 0 ? nil : try reader.rawBytes(try reader.count(minimumBytesEach: 1)).indices
             let flags = try reader.byte()
-            guard flags < 8 else { throw RecordBlocks.damaged(block) }
+            guard flags < 16 else { throw RecordBlocks.damaged(block) }
             let expires = flags & 1 != 0 ? Double(bitPattern: try reader.fixed()) : Fields.never
             let hint = flags & 2 != 0 ? Double(bitPattern: try reader.fixed()) : nil
             let lastUsed = flags & 4 != 0 ? Double(bitPattern: try reader.fixed()) : nil
             let words = try reader.varint()
             guard words <= 255 else { throw RecordBlocks.damaged(block) }
             let first = try reader.rawBytes(try reader.count(minimumBytesEach: 1)).indices
+            let inSection = flags & 8 == 0 ? nil : try reader.rawBytes(Int(try reader.byte())).indices
             let key = try rawReader.fixed()
-            let initials = try rawReader.rawBytes(Int(try rawReader.byte())).indices
+            let initials = try inSection ?? rawReader.rawBytes(Int(try rawReader.byte())).indices
             guard Initials.isValid(count: initials.count) else { throw RecordBlocks.damaged(block) }
-            return (uid, domain, expires, hint, lastUsed, Int(words), first, key, initials)
+            return (uid, domain, expires, hint, lastUsed, Int(words), first, key, initials, inSection == nil)
+        }
+
+        /// The bytes of an item's initials.
+        private func initials(_ e: Parts) -> ArraySlice<UInt8> {
+            e.rawInitials ? raw[e.initials] : section[e.initials]
         }
 
         /// The entry at `position`, checked when the table was made: reading it again cannot fail (were it to, the
@@ -200,7 +211,7 @@ final class ItemCatalog {
             var rawReader = ValueCodec.Reader(bytes: raw)
             reader.offset = Int(starts[position])
             rawReader.offset = Int(rawStarts[position])
-            return (try? Self.parts(&reader, &rawReader, block: 0)) ?? (0..<0, nil, 0, nil, nil, 0, 0..<0, 0, 0..<0)
+            return (try? Self.parts(&reader, &rawReader, block: 0)) ?? (0..<0, nil, 0, nil, nil, 0, 0..<0, 0, 0..<0, true)
         }
 
         var startIndex: Int { 0 }
@@ -212,17 +223,17 @@ final class ItemCatalog {
                           domain: e.domain.map { String(decoding: section[$0], as: UTF8.self) }, expires: e.expires,
                           hint: e.hint, lastUsed: e.lastUsed,
                           name: NameSignals(words: e.words, first: String(decoding: section[e.first], as: UTF8.self), key: e.key),
-                          initials: Array(raw[e.initials]))
+                          initials: Array(initials(e)))
         }
 
         /// The column row of the item `id` at `position`, its identifier and initials as bytes valid during `body`.
         func withColumnRow(_ position: Int, id: Int64, _ body: (ColumnRow) throws -> Void) rethrows {
             let e = parts(at: position)
             try section.withUnsafeBufferPointer { section in
-                try raw.withUnsafeBytes { raw in
+                try (e.rawInitials ? raw : self.section).withUnsafeBytes { initials in
                     try body(ColumnRow(id: id, hint: e.hint, lastUsed: e.lastUsed, uid: UnsafeBufferPointer(rebasing: section[e.uid]),
                                        nameWords: e.words, nameFirst: String(decoding: section[e.first], as: UTF8.self),
-                                       nameKey: e.key, initials: UnsafeRawBufferPointer(rebasing: raw[e.initials])))
+                                       nameKey: e.key, initials: UnsafeRawBufferPointer(rebasing: initials[e.initials])))
                 }
             }
         }

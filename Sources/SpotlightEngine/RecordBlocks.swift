@@ -18,10 +18,10 @@ import Synchronization
 ///   records' lengths as varints, then the records (`ValueCodec.encode`'s bytes).
 /// - A *catalogue block* (format 13, `catalog = 1`) holds catalogued items, which have no item row: its plain bytes
 ///   start with a 0 byte (a block's count is never 0) and the length of its catalogue section as a varint, then the
-///   section (`ItemCatalog.Fields` of each item, in the block's order), then the bytes above; the fields that do not
-///   compress (each name's 64-bit key and initials) are in `rawFields`, outside the frame (through zstd at level 9
-///   they cost a twentieth of PyPI's bulk load and saved nothing). `gone` has a bit per
-///   position of its items deleted since (`dead` counts them too).
+///   section (`ItemCatalog.Fields` of each item, in the block's order), then the bytes above; what does not
+///   compress (each name's 64-bit key, a hash) is in `rawFields`, outside the frame (formats 13 to 16 kept the
+///   items' initials there too; in the section since format 17, where zstd takes PyPI's 11.6 bytes an item to
+///   about 5). `gone` has a bit per position of its items deleted since (`dead` counts them too).
 /// - A catalogue block's *head* (everything before its records: the section, the ids, the records' lengths; about a
 ///   tenth of PyPI's plain bytes) closes a zstd block of its own inside the frame (`compressed`, a flush), so that
 ///   what reads fields alone (ranking signals and initials before a segment's columns are read, the columns
@@ -37,7 +37,8 @@ import Synchronization
 /// `minimumRecords` new items makes blocks. Every byte of a block goes through `ValueCodec.compressed` and
 /// `ValueCodec.plain` (the one place a cipher for protection classes would go).
 enum RecordBlocks {
-    /// A block is closed once its plain records reach this many bytes, or `maximumRecords`.
+    /// A block is closed once its plain records reach this many bytes (until the store's blocks have shown how
+    /// they compress, `plainTarget`), or `maximumRecords`.
     static let targetBytes = 4_096
     static let maximumRecords = 64
     /// Fewer records than this stay in their rows (a block's frame and row would cost more than they save).
@@ -328,25 +329,170 @@ enum RecordBlocks {
         var catalogue: [ItemCatalog.Fields]? = nil
     }
 
-    /// Compresses blocks (on every core when there are several) and inserts them.
-    static func write(_ blocks: [Plain], dictionary: RecordDictionary?, db: Database) throws {
-        guard !blocks.isEmpty else { return }
-        var frames = [[UInt8]](repeating: [], count: blocks.count)
-        if blocks.count == 1 {
-            frames[0] = compressed(encode(blocks[0].records, catalogue: blocks[0].catalogue), dictionary: dictionary)
-        } else {
-            let done = Mutex<[Int: [UInt8]]>([:])
-            let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count))
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var local: [Int: [UInt8]] = [:]
-                for k in stride(from: worker, to: blocks.count, by: workers) {
-                    local[k] = compressed(encode(blocks[k].records, catalogue: blocks[k].catalogue), dictionary: dictionary)
-                }
-                done.withLock { $0.merge(local) { a, _ in a } }
-            }
-            for (k, frame) in done.withLock({ $0 }) { frames[k] = frame }
+    // MARK: Rows that fill a page
+
+    /// Blocks' rows are sized so that two fill a page of the store's table. Rows are laid in pages in id order,
+    /// each page taking the next rows while they fit: two rows of up to `rowLimit` bytes share a 4 KB page (its
+    /// header, two cell pointers and cell headers beside them); a row of more than SQLite's 4,061 bytes of local
+    /// payload spills into overflow pages. Blocks of 4 KB of plain records made rows of about 1.2 KB on PyPI, three
+    /// to a page and 15 % of `recordBlock`'s pages empty (10 MB); a larger block also compresses better (its records
+    /// share more).
+    ///
+    /// So the records of a run of closed blocks (consecutive, `pack`) are cut again into rows of about `rowTarget`
+    /// bytes: each row takes the records that the bytes of the rows before it suggest, is compressed, and is
+    /// compressed again with fewer records if it came out above `rowLimit`, or with more if it came out below
+    /// `rowLow`. The target sits below the middle of that band: a row compressed twice costs more than a few bytes
+    /// of a page left empty (aimed at 1,930 bytes, PyPI's bulk load took 3 % more CPU than with 4 KB blocks; at
+    /// 1,880, 1 %). The first guess of a write comes from the store's writes before it (`RowSizing`). PyPI's record
+    /// blocks: 81.5 → 71 MB with the initials in the section (format 17; BENCHMARKS.md, 2026-12-06).
+    ///
+    /// Why two rows a page and not one: reading a record decompresses its whole block, and the records of a
+    /// search's hits are read one block each. Rows of a page each (3,850 bytes, ~16 KB of plain records) made
+    /// PyPI's records 4 MB smaller still, but a search's p50 0.85 → 1.03 ms; two a page (~8 KB), 0.95 ms. Halving
+    /// the rows that spilled, instead of compressing them again, left rows of 2.1 KB that could not share a page
+    /// (18 % of the pages empty).
+    static let rowTarget = 1_880
+    static let rowLow = 1_700
+    static let rowLimit = 2_020
+    /// What a row holds besides its frame and raw fields: its record header and integer columns.
+    static let rowOverhead = 24
+
+    /// How the blocks of one store came out as rows, for the first guess of its next writes' rows
+    /// (`IndexStore.recordRows`). A write takes its figure once, at its start (`Writer`), and notes what its rows
+    /// came to at its end, so its blocks do not depend on when the compressions running beside it finish.
+    final class RowSizing: Sendable {
+        /// Row bytes per 65,536 plain record bytes, by zstd's dictionary id (0 for none): a moving average over
+        /// writes (a wrong guess costs a row compressed twice).
+        private let ratios = Mutex<[UInt32: Int]>([:])
+
+        init() {}
+
+        /// The plain record bytes expected to make a row of `rowTarget` bytes with `dictionary`: `targetBytes`
+        /// until a write with it has stored blocks.
+        func plainTarget(dictionary: RecordDictionary?) -> Int {
+            guard let ratio = ratios.withLock({ $0[dictionary?.id ?? 0] }), ratio > 0 else { return targetBytes }
+            return max(targetBytes / 4, min(rowTarget * 65_536 / ratio, 64 * rowTarget))
         }
-        try insert(zip(blocks, frames).map { (Frame(ids: $0.records.map(\.id), frame: $1, catalogue: $0.catalogue), []) }, db: db)
+
+        /// Takes in how `plain` record bytes came out as rows of `rows` bytes.
+        func note(plain: Int, rows: Int, dictionary: RecordDictionary?) {
+            guard plain > 0, rows > 0 else { return }
+            let observed = max(1, rows * 65_536 / plain)
+            ratios.withLock { ratios in
+                let key = dictionary?.id ?? 0
+                ratios[key] = ratios[key].map { ($0 * 3 + observed) / 4 } ?? observed
+            }
+        }
+    }
+
+    /// The bytes of a block's row of `count` records: its frame, a catalogue block's raw fields (8 bytes an item,
+    /// `ItemCatalog.Fields.encodeRaw`) and the rest.
+    static func rowBytes(frame: Int, count: Int, catalogue: Bool) -> Int {
+        frame + rowOverhead + (catalogue ? 8 * count : 0)
+    }
+
+    /// Rows packed from a run of blocks, with the plain record bytes they hold and their bytes.
+    struct Packed: Sendable {
+        var frames: [Frame] = []
+        var plain = 0
+        var rows = 0
+
+        mutating func append(_ other: Packed) {
+            frames += other.frames
+            plain += other.plain
+            rows += other.rows
+        }
+    }
+
+    /// The records of `blocks` (consecutive blocks of one write, in id order) compressed as rows that fill a page
+    /// (`rowTarget`), the first guessed from `plainTarget` plain bytes a row. Catalogue blocks and others are
+    /// packed apart (a write makes only one kind).
+    static func pack(_ blocks: [Plain], dictionary: RecordDictionary?, plainTarget: Int) -> Packed {
+        var packed = Packed()
+        var k = 0
+        while k < blocks.count {
+            let catalogued = blocks[k].catalogue != nil
+            var end = k
+            while end < blocks.count, (blocks[end].catalogue != nil) == catalogued { end += 1 }
+            let run = blocks[k..<end]
+            packed.append(pack(records: run.flatMap(\.records), catalogue: catalogued ? run.flatMap { $0.catalogue! } : nil,
+                               dictionary: dictionary, plainTarget: plainTarget))
+            k = end
+        }
+        return packed
+    }
+
+    private static func pack(records: [(id: Int64, plain: [UInt8])], catalogue: [ItemCatalog.Fields]?,
+                             dictionary: RecordDictionary?, plainTarget: Int) -> Packed {
+        var packed = Packed()
+        // Row bytes per plain byte: the guess, then what the run's rows came to.
+        var ratio = Double(rowTarget) / Double(max(plainTarget, 1))
+        var start = 0
+        func make(_ n: Int) -> (frame: [UInt8], row: Int, plain: Int) {
+            let slice = Array(records[start..<(start + n)])
+            let fields = catalogue.map { Array($0[start..<(start + n)]) }
+            let frame = compressed(encode(slice, catalogue: fields), dictionary: dictionary)
+            return (frame, rowBytes(frame: frame.count, count: n, catalogue: fields != nil), slice.reduce(0) { $0 + $1.plain.count })
+        }
+        while start < records.count {
+            let most = min(maximumRecords, records.count - start)
+            // As many records as the ratio says fill `row` bytes (at least one).
+            func guess(_ row: Int) -> Int {
+                var bytes = 0, n = 0
+                while n < most {
+                    bytes += records[start + n].plain.count
+                    n += 1
+                    if Double(bytes) * ratio >= Double(row) { break }
+                }
+                return n
+            }
+            var n = guess(rowTarget)
+            // A tail too short to be worth a row of its own is tried in this one.
+            if records.count - start - n < minimumRecords { n = most }
+            var made = make(n)
+            while made.row > rowLimit, n > 1 {
+                n = max(1, min(n - 1, Int(Double(n) * Double(rowTarget) / Double(made.row))))
+                made = make(n)
+            }
+            if made.row < rowLow, n < most {
+                let more = min(most, max(n + 1, Int(Double(n) * Double(rowTarget) / Double(made.row))))
+                let larger = make(more)
+                if larger.row <= rowLimit { (n, made) = (more, larger) }
+            }
+            // (Smoothed: a row's own ratio varies by a few percent, and most of each guess's error is that.)
+            if made.plain > 0 { ratio = (ratio + Double(made.row) / Double(made.plain)) / 2 }
+            packed.frames.append(Frame(ids: records[start..<(start + n)].map(\.id), frame: made.frame,
+                                       catalogue: catalogue.map { Array($0[start..<(start + n)]) }))
+            packed.plain += made.plain
+            packed.rows += made.row
+            start += n
+        }
+        return packed
+    }
+
+    /// Compresses blocks (on every core when there are several, each packing a contiguous share of them) and
+    /// inserts them; returns what `pack` made of them.
+    @discardableResult
+    static func write(_ blocks: [Plain], dictionary: RecordDictionary?, plainTarget: Int = targetBytes,
+                      db: Database) throws -> Packed {
+        guard !blocks.isEmpty else { return Packed() }
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count / 4))
+        var packed = Packed()
+        if workers == 1 {
+            packed = pack(blocks, dictionary: dictionary, plainTarget: plainTarget)
+        } else {
+            let shares = Mutex<[Int: Packed]>([:])
+            let share = (blocks.count + workers - 1) / workers
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let part = blocks[min(blocks.count, worker * share)..<min(blocks.count, (worker + 1) * share)]
+                let made = pack(Array(part), dictionary: dictionary, plainTarget: plainTarget)
+                shares.withLock { $0[worker] = made }
+            }
+            let made = shares.withLock { $0 }
+            for worker in 0..<workers { made[worker].map { packed.append($0) } }
+        }
+        try insert(packed.frames.map { ($0, []) }, db: db)
+        return packed
     }
 
     /// Inserts compressed blocks, each with the positions of its records that are dead (deleted by the write
@@ -364,19 +510,15 @@ enum RecordBlocks {
         }
     }
 
-    /// Blocks compressed, and records left alone stored, by `compress`.
-    typealias Compressed = (blocks: [Frame], alone: [(id: Int64, stored: Data)])
+    /// Blocks compressed (`pack`), and records left alone stored, by `compress`.
+    typealias Compressed = (blocks: Packed, alone: [(id: Int64, stored: Data)])
 
     /// Compresses closed blocks and stores the records left alone (run on another core while the write goes on:
     /// `Writer.writeRecordBlocks`).
-    static func compress(blocks: [Plain], alone: [(id: Int64, plain: [UInt8])], dictionary: RecordDictionary?) -> Compressed {
-        let compressed = blocks.map { block in
-            Frame(ids: block.records.map(\.id), frame: RecordBlocks.compressed(encode(block.records, catalogue: block.catalogue),
-                                                                             dictionary: dictionary),
-                  catalogue: block.catalogue)
-        }
+    static func compress(blocks: [Plain], alone: [(id: Int64, plain: [UInt8])], dictionary: RecordDictionary?,
+                         plainTarget: Int = targetBytes) -> Compressed {
         let stored = alone.map { (id: $0.id, stored: Data(ValueCodec.stored(plain: $0.plain, dictionary: dictionary))) }
-        return (compressed, stored)
+        return (pack(blocks, dictionary: dictionary, plainTarget: plainTarget), stored)
     }
 
     /// Counts the deletion of `item`, whose record is in a block; deletes the block with its last live record.

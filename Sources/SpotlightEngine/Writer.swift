@@ -51,6 +51,10 @@ struct Writer {
     private var closedBlocks: [[Int64]] = []
     private var openBlock: [Int64] = []
     private var openBlockBytes = 0
+    /// The plain record bytes expected to fill a block's row (`RecordBlocks.RowSizing`), taken once per write; and
+    /// what the write's rows came to, noted at its end.
+    private let blockTarget: Int
+    private var packedSizes = (plain: 0, rows: 0)
     /// Closed blocks being compressed on another core (`RecordBlocks.compress`), oldest first; their records
     /// stay in `unwrittenRecords` until their rows are inserted.
     private var compressing: [Concurrently<RecordBlocks.Compressed>] = []
@@ -101,6 +105,7 @@ struct Writer {
         self.store = store
         self.dictionary = dictionary
         self.now = now
+        self.blockTarget = store.recordRows.plainTarget(dictionary: dictionary)
     }
 
     /// From now on the transaction updates the lists itself, with the changes it had kept for pending so far.
@@ -314,13 +319,17 @@ struct Writer {
             guard !closedBlocks.isEmpty else { return }
             // (Their records stay waiting until the blocks are inserted.)
             let (blocks, alone) = takeClosedBlocks(keepingRecords: true)
-            compressing.append(Concurrently { [dictionary] in RecordBlocks.compress(blocks: blocks, alone: alone, dictionary: dictionary) })
+            compressing.append(Concurrently { [dictionary, blockTarget] in
+                RecordBlocks.compress(blocks: blocks, alone: alone, dictionary: dictionary, plainTarget: blockTarget)
+            })
             return
         }
         for compression in compressing {
-            let (blocks, alone) = compression.value()
+            let (packed, alone) = compression.value()
+            packedSizes.plain += packed.plain
+            packedSizes.rows += packed.rows
             var written: [(block: RecordBlocks.Frame, dead: [Int])] = []
-            for block in blocks {
+            for block in packed.frames {
                 // (Ids are never reused: a record no longer waiting was deleted by this write.)
                 let dead = block.ids.indices.filter { unwrittenRecords.removeValue(forKey: block.ids[$0]) == nil }
                 if dead.count < block.ids.count { written.append((block, dead)) }
@@ -331,12 +340,18 @@ struct Writer {
             }
         }
         compressing.removeAll()
-        guard !closedBlocks.isEmpty else { return }
-        let (blocks, alone) = takeClosedBlocks(keepingRecords: false)
-        try RecordBlocks.write(blocks, dictionary: dictionary, db: db)
-        for record in alone {
-            try storeAlone(record.id, Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)))
+        if !closedBlocks.isEmpty {
+            let (blocks, alone) = takeClosedBlocks(keepingRecords: false)
+            let packed = try RecordBlocks.write(blocks, dictionary: dictionary, plainTarget: blockTarget, db: db)
+            packedSizes.plain += packed.plain
+            packedSizes.rows += packed.rows
+            for record in alone {
+                try storeAlone(record.id, Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)))
+            }
         }
+        // (What the rows came to guides the next write's guess.)
+        store.recordRows.note(plain: packedSizes.plain, rows: packedSizes.rows, dictionary: dictionary)
+        packedSizes = (0, 0)
     }
 
     /// Stores a record left alone (its block kept too few): in its item's row, or for a catalogued item in a row
@@ -537,7 +552,7 @@ struct Writer {
             unwrittenRecords[id] = prepared.plain
             openBlock.append(id)
             openBlockBytes += prepared.plain.count
-            if openBlockBytes >= RecordBlocks.targetBytes || openBlock.count >= RecordBlocks.maximumRecords {
+            if openBlockBytes >= blockTarget || openBlock.count >= RecordBlocks.maximumRecords {
                 closedBlocks.append(openBlock)
                 openBlock.removeAll(keepingCapacity: true)
                 openBlockBytes = 0

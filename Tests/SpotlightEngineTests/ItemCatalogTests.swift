@@ -262,4 +262,85 @@ final class ItemCatalogTests: XCTestCase {
         try apply([.delete(identifiers: (250..<350).map { item($0).uniqueIdentifier })], now: start)
         try assertSame(start, "rows and catalogued items together")
     }
+
+    /// A catalogue section and raw bytes as formats 13 to 16 wrote them: each item's initials after its name key in
+    /// the raw bytes, none in the section (no flag 8).
+    static func format16(_ all: [ItemCatalog.Fields]) -> (section: [UInt8], raw: [UInt8]) {
+        var section: [UInt8] = [], raw: [UInt8] = []
+        for fields in all {
+            ValueCodec.writeString(fields.uid, to: &section)
+            ValueCodec.writeOptionalString(fields.domain, to: &section)
+            let expires = fields.expires < ItemCatalog.Fields.never
+            section.append((expires ? 1 : 0) | (fields.hint != nil ? 2 : 0) | (fields.lastUsed != nil ? 4 : 0))
+            if expires { ValueCodec.writeFixed(fields.expires.bitPattern, to: &section) }
+            if let hint = fields.hint { ValueCodec.writeFixed(hint.bitPattern, to: &section) }
+            if let lastUsed = fields.lastUsed { ValueCodec.writeFixed(lastUsed.bitPattern, to: &section) }
+            ValueCodec.writeVarint(UInt64(fields.name.words), to: &section)
+            ValueCodec.writeString(fields.name.first, to: &section)
+            ValueCodec.writeFixed(fields.name.key, to: &raw)
+            raw.append(UInt8(fields.initials.count))
+            raw += fields.initials
+        }
+        return (section, raw)
+    }
+
+    /// The initials of every item of `store` by identifier, as its catalogue reads them.
+    func initials(_ store: IndexStore, _ range: Range<Int>) throws -> [String] {
+        try store.read { db in
+            let catalog = ItemCatalog(db)
+            return try range.map { n in
+                let uid = item(n).uniqueIdentifier
+                guard let id = try catalog.id(of: uid) else { return "\(uid) -" }
+                var bytes: [UInt8] = []
+                try catalog.withInitials(of: id) { bytes = Array($0) }
+                return "\(uid) \(bytes)"
+            }
+        }
+    }
+
+    /// Format 17 keeps a catalogued item's initials in its block's compressed section; formats 13 to 16 kept them
+    /// beside the frame, after the item's name key (`rawFields`). A format 16 store is upgraded by its version, its
+    /// blocks read as they are, and the blocks of its next large writes, in the new layout, read beside them.
+    func testAFormat16StoresBlocksReadAsTheyAreBesideTheNewOnes() throws {
+        try apply((0..<400).map { .upsert(item($0)) }, now: start)
+        let newRaw = try catalogued.read { try Int.fetchOne($0, sql: "SELECT sum(length(rawFields)) - 8 * sum(count) FROM recordBlock WHERE catalog = 1") }
+        XCTAssertEqual(newRaw, 0, "format 17: only the name keys beside the frame")
+        // The blocks written again as format 16 wrote them.
+        let rewritten = try catalogued.writeTransaction { db -> Int in
+            let dictionary = try RecordDictionary.current(in: db)
+            let blocks = try Row.fetchAll(db, sql: "SELECT id, data, rawFields FROM recordBlock WHERE catalog = 1")
+            for block in blocks {
+                let id: Int64 = block[0]
+                let data: Data = block[1], raw: Data = block[2]
+                let decoded = try RecordBlocks.decode(frame: [UInt8](data), id: id, rawFields: [UInt8](raw), in: db)
+                let (section, oldRaw) = Self.format16(Array(try XCTUnwrap(decoded.catalogue)))
+                var plain: [UInt8] = [0]
+                ValueCodec.writeVarint(UInt64(section.count), to: &plain)
+                plain += section
+                plain += RecordBlocks.encode(zip(decoded.ids, decoded.ranges).map { (id: $0, plain: Array(decoded.bytes[$1])) })
+                try db.execute(sql: "UPDATE recordBlock SET data = ?, rawFields = ? WHERE id = ?",
+                               arguments: [Data(RecordBlocks.compressed(plain, dictionary: dictionary)), Data(oldRaw), id])
+            }
+            try db.execute(sql: "UPDATE meta SET value = 16 WHERE key = 'formatVersion'")
+            return blocks.count
+        }
+        XCTAssertGreaterThan(rewritten, 3)
+        try catalogued.close()
+        catalogued = try IndexStore(url: directory.appendingPathComponent("catalogued.sqlite"))
+        XCTAssertEqual(try catalogued.read { try Int.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'formatVersion'") },
+                       IndexStore.formatVersion)
+        XCTAssertEqual(try catalogued.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM recordBlock WHERE catalog = 1 AND length(rawFields) > 8 * count") },
+                       rewritten, "the blocks stay as they were")
+        try assertSame(start, "format 16's blocks")
+        XCTAssertEqual(try initials(catalogued, 0..<400), try initials(rows, 0..<400))
+        try apply((400..<800).map { .upsert(item($0)) }, now: start)
+        XCTAssertGreaterThan(try catalogued.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM recordBlock WHERE catalog = 1 AND length(rawFields) = 8 * count") } ?? 0,
+                             3, "the new blocks in format 17's layout")
+        try assertSame(start, "both layouts")
+        XCTAssertEqual(try initials(catalogued, 0..<800), try initials(rows, 0..<800))
+        try apply([.delete(identifiers: (350..<450).map { item($0).uniqueIdentifier })], now: start)
+        _ = try catalogued.performMaintenance()
+        _ = try rows.performMaintenance()
+        try assertSame(start, "after deletes across both")
+    }
 }

@@ -110,6 +110,87 @@ final class RecordBlockTests: XCTestCase {
         try store.checkIntegrity()
     }
 
+    /// The rows of the blocks in `ids`: their record counts, and their bytes as `RecordBlocks.rowBytes` counts them.
+    func rows(from first: Int64 = 0) throws -> [(count: Int, bytes: Int)] {
+        try store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT count, length(data) + ifnull(length(rawFields), 0) FROM recordBlock WHERE id >= ? ORDER BY id
+                """, arguments: [first]).map { (try $0.stored(0), try $0.stored(1) + RecordBlocks.rowOverhead) }
+        }
+    }
+
+    /// Pages of `recordBlock` that hold the rest of a row too long for its page (SQLite's `dbstat`).
+    func overflowPages() throws -> Int {
+        try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM dbstat WHERE name = 'recordBlock' AND pagetype = 'overflow'") } ?? -1
+    }
+
+    /// How full `recordBlock`'s leaf pages are: their payload over their bytes (SQLite's `dbstat`).
+    func leafFill() throws -> Double {
+        try store.read { try Double.fetchOne($0, sql: """
+            SELECT CAST(sum(payload) AS REAL) / sum(pgsize) FROM dbstat WHERE name = 'recordBlock' AND pagetype = 'leaf'
+            """) } ?? 0
+    }
+
+    /// Two blocks' rows fill a page (`RecordBlocks.pack`): a large write's rows come near half a page
+    /// (`RecordBlocks.rowTarget`), never so large that two cannot share a page, and none spills into overflow
+    /// pages, from the store's first write on (the rows of 4 KB blocks, ~1.2 KB here, left a third of each page
+    /// empty); the next writes guess their rows from the ones before.
+    func testBlockRowsFillAPageWithoutSpilling() throws {
+        let first = items(0..<3_000)
+        try store.apply(first.map { .upsert($0) })
+        let dictionary = try store.read { try RecordDictionary.current(in: $0) }
+        XCTAssertGreaterThan(store.recordRows.plainTarget(dictionary: dictionary), 2 * RecordBlocks.targetBytes,
+                             "the next write guesses rows of more than 4 KB of records")
+        let boundary = try XCTUnwrap(try store.read { try Int64.fetchOne($0, sql: "SELECT max(last) FROM recordBlock") })
+        let second = items(3_000..<9_000)
+        try store.apply(second.map { .upsert($0) })
+        for (rows, write) in [(try rows().filter { _ in true }, "both writes"), (try rows(from: boundary + 1), "the second")] {
+            XCTAssertFalse(rows.isEmpty)
+            for row in rows { XCTAssertLessThanOrEqual(row.bytes, RecordBlocks.rowLimit, write) }
+            // The last row of a write is whatever is left: the others.
+            let full = rows.dropLast()
+            let mean = full.reduce(0) { $0 + $1.bytes } / full.count
+            XCTAssertGreaterThan(mean, RecordBlocks.rowLow - 200, "\(write): rows of \(full.map(\.bytes))")
+        }
+        XCTAssertEqual(try overflowPages(), 0)
+        XCTAssertGreaterThan(try leafFill(), 0.85)
+        for item in (first + second).enumerated().filter({ $0.offset % 7 == 0 }).map(\.element) {
+            XCTAssertEqual(try store.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
+        }
+        XCTAssertEqual(try store.count(), 9_000)
+        try store.checkIntegrity()
+    }
+
+    /// Records that compress far worse than the store's last ones make a first guess of rows that would spill out
+    /// of their page: such a row is compressed again with fewer records, and every record reads back.
+    func testARowThatWouldSpillIsCompressedAgainWithFewerRecords() throws {
+        try store.apply(items(0..<3_000).map { .upsert($0) })
+        try store.apply(items(3_000..<6_000).map { .upsert($0) })
+        let boundary = try XCTUnwrap(try store.read { try Int64.fetchOne($0, sql: "SELECT max(last) FROM recordBlock") })
+        let dictionary = try store.read { try RecordDictionary.current(in: $0) }
+        let target = store.recordRows.plainTarget(dictionary: dictionary)
+        XCTAssertGreaterThan(target / 2, RecordBlocks.rowLimit, "rows of that many bytes of noise would spill")
+        // Letters at random: about five bits of each byte are information, and a block's records share nothing.
+        var random = SplitMix64(state: 99)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let noise = (0..<3_000).map { n in
+            StoredItem(uniqueIdentifier: "noise:\(n)", domainIdentifier: "packages", expirationDate: later, attributes: [
+                "title": .string("noise \(n)"),
+                "contentDescription": .string(String((0..<600).map { _ in letters[Int(random.next() % UInt64(letters.count))] })),
+            ])
+        }
+        try store.apply(noise.map { .upsert($0) })
+        let rows = try rows(from: boundary + 1)
+        XCTAssertFalse(rows.isEmpty)
+        for row in rows { XCTAssertLessThanOrEqual(row.bytes, RecordBlocks.rowLimit) }
+        XCTAssertEqual(try overflowPages(), 0)
+        XCTAssertGreaterThan(try leafFill(), 0.85)
+        for item in noise.enumerated().filter({ $0.offset % 5 == 0 }).map(\.element) {
+            XCTAssertEqual(try store.item(withIdentifier: item.uniqueIdentifier)?.attributes, item.attributes)
+        }
+        try store.checkIntegrity()
+    }
+
     /// Decompressed blocks are cached by file, id and a hash of their bytes: a store made again at the same path,
     /// whose blocks have the same ids and other records, reads its own records, never the blocks cached from the
     /// store before it.
@@ -155,11 +236,14 @@ final class RecordBlockTests: XCTestCase {
     /// on and inserts them at its end: records whose items the same write replaced or deleted meanwhile are counted
     /// dead in their block (a block with none left is not written), and every other record reads back whole.
     func testBlocksCompressedWhileTheWriteGoesOnCountWhatItDeletedMeanwhile() throws {
-        // Records of about 1.1 KB: four to a block, so ~1,100 items close more blocks than a write holds.
-        let text = String(repeating: "lorem ipsum dolor sit amet consectetur ", count: 28)
+        // Records of about 1.1 KB of letters at random (they compress to ~60 %): four to a block as the writer
+        // closes them, so ~1,100 items close more blocks than a write holds, and two or three to a row.
+        let letters = Array("abcdefghijklmnopqrstuvwxyz ")
         func item(_ n: Int, version: Int = 0) -> StoredItem {
-            StoredItem(uniqueIdentifier: "doc\(n)", domainIdentifier: nil, expirationDate: later,
-                       attributes: ["title": .string("document \(n) v\(version)"), "textContent": .string("\(text) \(n)")])
+            var random = SplitMix64(state: UInt64(n))
+            let text = String((0..<1_100).map { _ in letters[Int(random.next() % UInt64(letters.count))] })
+            return StoredItem(uniqueIdentifier: "doc\(n)", domainIdentifier: nil, expirationDate: later,
+                              attributes: ["title": .string("document \(n) v\(version)"), "textContent": .string(text)])
         }
         let count = 1_600
         var operations: [IndexOperation] = (0..<count).map { .upsert(item($0)) }

@@ -1252,7 +1252,7 @@ final class SegmentTests: XCTestCase {
         XCTAssertEqual(try words.map { try store.documentFrequency(of: $0) }, frequencies)
         try store.close()
         store = try IndexStore(url: url)
-        XCTAssertEqual(try version(), 16)
+        XCTAssertEqual(try version(), IndexStore.formatVersion)
         XCTAssertFalse(try store.read { try $0.tableExists("term") || $0.tableExists("dfPending") })
         XCTAssertNil(try store.read { try Int64.fetchOne($0, sql: "SELECT value FROM meta WHERE key = 'nextTerm'") })
         XCTAssertEqual(try queries.map { try search($0) }, before, "the same results after the upgrade")

@@ -71,6 +71,7 @@ final class TagsProcessTests: XCTestCase {
         return (process.terminationStatus, output)
     }
 
+    @discardableResult
     func tagsSucceeds(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let (process, pipe) = try launch(arguments)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
