@@ -24,7 +24,8 @@ import Darwin
 ///   columns are its `NameSignals` (the key's hash as a 64-bit integer); `initials` its best match per one-letter
 ///   prefix (`Initials`, at most 18 bytes). `item_expires` indexes the items that expire only; stores of format 11 and before also have `item_domain`.
 ///   Items of large writes have no row since format 13 (`ItemCatalog`): their fields are in their record block,
-///   their identifiers in `itemKey(uid, id)`, the expiry of those that expire in `itemExpiry(expires, id)`, the
+///   their identifiers in sorted runs since format 18 (`KeyRuns`: `keyRun(id, count, salt, filter)` and
+///   `keyBlock(run, first, data)`; `itemKey(uid, id)` before), the expiry of those that expire in `itemExpiry(expires, id)`, the
 ///   hint and last use of those that have one in `itemRanked(id, hint, lastUsed)`.
 /// - No vocabulary apart from the segments' own dictionaries since format 16 (`SegmentVocabulary`); formats 5 to 15
 ///   kept `term(text, id, df)`, every term with its document frequency, and `dfPending(seq, terms)`, the frequency
@@ -65,8 +66,9 @@ package final class IndexStore: Sendable {
     /// one-posting list, `PostingCodec.singleTag`, for damage), format 15 by dropping its global vocabulary (`term`
     /// and `dfPending`: the segments' dictionaries hold every term; a format 15 reader would find no term), format
     /// 16 by its version (its catalogue blocks stay as they are; a format 16 reader would take a catalogued item
-    /// whose initials are in its block's section for damage).
-    package static let formatVersion = 17
+    /// whose initials are in its block's section for damage), format 17 by writing `itemKey` as one identifier
+    /// run and dropping it (a format 17 reader would find no catalogued item by its identifier).
+    package static let formatVersion = 18
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -446,6 +448,30 @@ package final class IndexStore: Sendable {
                     EngineLog.logger.notice("""
                         upgraded the index at \(url.path) from format \(version) to 17: the initials of catalogued items \
                         written from now on are compressed with their fields (the blocks here stay as they are)
+                        """)
+                }
+                if version <= 17 {
+                    // Format 18 keeps catalogued items' identifiers in sorted runs (`KeyRuns`): `itemKey` becomes
+                    // one run.
+                    try db.execute(sql: KeyRuns.tablesSQL)
+                    var moved = 0
+                    if try db.tableExists("itemKey") {
+                        var keys = KeyList()
+                        try forEachRawRow(db, try db.makeStatement(sql: "SELECT uid, id FROM itemKey"), StatementArguments()) { h in
+                            guard sqlite3_column_type(h, 0) == SQLITE_TEXT else {
+                                throw EngineError(.corruptIndex, "a damaged identifier in itemKey")
+                            }
+                            keys.append(UnsafeRawBufferPointer(start: sqlite3_column_text(h, 0), count: Int(sqlite3_column_bytes(h, 0))),
+                                        id: try RawColumn.integer(h, 1))
+                        }
+                        moved = keys.count
+                        try KeyRuns(db).insertRun(keys.sorted())
+                        try db.execute(sql: "DROP TABLE itemKey")
+                    }
+                    try db.execute(sql: "UPDATE meta SET value = 18 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 18: the identifiers of \(moved) \
+                        catalogued items are kept in a sorted run instead of a table
                         """)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)

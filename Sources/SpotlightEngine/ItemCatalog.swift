@@ -11,15 +11,16 @@ import Synchronization
 /// - **Row items** have a row of the `item` table (with a unique index by identifier): single writes, updates, the
 ///   few records a large write leaves alone, and every item of a store written before format 13.
 /// - **Catalogued items** have no row: a large write's new items (those whose records go into blocks) keep their
-///   fields (`Fields`) in their record block's catalogue section, their identifier in `itemKey(uid, id)`, when
-///   they expire their expiry in `itemExpiry(expires, id)`, and when they have a hint or a last use both in
-///   `itemRanked`. A row and an index entry per item were 93 MB of PyPI's
+///   fields (`Fields`) in their record block's catalogue section, their identifier in a sorted run (`KeyRuns`,
+///   format 18; `itemKey(uid, id)` in formats 13 to 17), when they expire their expiry in `itemExpiry(expires,
+///   id)`, and when they have a hint or a last use both in `itemRanked`. A row and an index entry per item were 93 MB of PyPI's
 ///   262 MB (item rows 65 MB: ~66 bytes each, identifier 18, domain, expiry, name signals, initials, row
 ///   overhead; the identifier index 28 MB); in its block an item's fields compress with its record (its
 ///   identifier and first name word repeat its name, its domain and expiry its neighbours'). Deleting one sets
-///   its bit in the block's `gone` mask (and counts it in `dead`), and removes its `itemKey` and `itemExpiry`
-///   entries. The maintenance gives the live items of a block more than half dead rows of their own
-///   (`moveToRows`), as it gives other blocks' records back to their rows.
+///   its bit in the block's `gone` mask (and counts it in `dead`), and removes its `itemExpiry` entry (its
+///   identifier stays in its run until a merge: a lookup keeps only the candidate still catalogued under it). The
+///   maintenance gives the live items of a block more than half dead rows of their own (`moveToRows`), as it
+///   gives other blocks' records back to their rows.
 ///
 /// Ids are never reused and an id's content never changes, so an id names one item whichever kind it is. Only the
 /// upgrades of older formats (`IndexStore`'s `upgradeFromFormat…`) read the `item` table directly: they read the
@@ -238,6 +239,11 @@ final class ItemCatalog {
             }
         }
 
+        /// Whether the item at `position` has the identifier whose bytes are `key`.
+        func holds(_ key: [UInt8], at position: Int) -> Bool {
+            section[parts(at: position).uid].elementsEqual(key)
+        }
+
         /// The ranking signals and expiry of the item at `position` (no domain or initials made).
         func signals(at position: Int) -> (signals: Signals, expires: Double) {
             let e = parts(at: position)
@@ -269,7 +275,7 @@ final class ItemCatalog {
 
     /// The tables of catalogued items (format 13; with `RecordBlocks.catalogueColumnsSQL`).
     static let tablesSQL = """
-        CREATE TABLE IF NOT EXISTS itemKey(uid TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+        \(KeyRuns.tablesSQL)
         CREATE TABLE IF NOT EXISTS itemExpiry(expires REAL NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(expires, id)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS itemRanked(id INTEGER PRIMARY KEY, hint REAL, lastUsed REAL);
         CREATE INDEX IF NOT EXISTS itemRanked_order ON itemRanked(hint DESC, lastUsed DESC, id);
@@ -279,14 +285,28 @@ final class ItemCatalog {
     /// Whether the store has the tables of catalogued items (format 13; a store of an older format opened to be
     /// read only has none, and no catalogued items).
     var hasCatalogue: Bool {
+        get throws { try keySource != .none }
+    }
+
+    /// Where catalogued items' identifiers are.
+    private enum KeySource {
+        /// No catalogued items (a store older than format 13 opened to be read only).
+        case none
+        /// `itemKey(uid, id)`: format 13 to 17, opened to be read only (opened for writing, it is upgraded).
+        case table
+        /// Sorted runs (`KeyRuns`, format 18).
+        case runs
+    }
+
+    private var keySource: KeySource {
         get throws {
-            if let known = catalogueKnown { return known }
-            let known = try db.tableExists("itemKey")
-            catalogueKnown = known
+            if let known = keySourceKnown { return known }
+            let known: KeySource = try db.tableExists("keyRun") ? .runs : try db.tableExists("itemKey") ? .table : .none
+            keySourceKnown = known
             return known
         }
     }
-    private var catalogueKnown: Bool?
+    private var keySourceKnown: KeySource?
 
     /// A catalogue block as read: its row's counts and mask, and its bytes decoded.
     struct Block {
@@ -477,22 +497,54 @@ final class ItemCatalog {
         sqlite3_reset(handle)
         RawBind.text(handle, 1, uid)
         try IndexStore.stepRows(db, handle) { found = try Self.entry($0) }
-        if found == nil, let id = try cataloguedID(of: uid) { found = try catalogued(id) }
+        if found == nil, let id = try cataloguedID(of: uid, headOnly: false) { found = try catalogued(id) }
         guard let found, found.expires > now else { return nil }
         return found
     }
 
     private var keyLookup: Statement?
 
-    /// The id `itemKey` gives a catalogued item's identifier.
-    private func cataloguedID(of uid: String) throws -> Int64? {
-        guard try hasCatalogue else { return nil }
-        var found: Int64?
-        try IndexStore.forEachRawRow(db, try statement(&keyLookup, "SELECT id FROM itemKey WHERE uid = ?"), text: uid) {
-            found = try RawColumn.integer($0, 0)
+    /// The id of the catalogued item with this identifier, if one is; with `headOnly`, its block is read without its
+    /// records (the caller does not read them).
+    private func cataloguedID(of uid: String, headOnly: Bool) throws -> Int64? {
+        switch try keySource {
+        case .none:
+            return nil
+        case .table:
+            var found: Int64?
+            try IndexStore.forEachRawRow(db, try statement(&keyLookup, "SELECT id FROM itemKey WHERE uid = ?"), text: uid) {
+                found = try RawColumn.integer($0, 0)
+            }
+            return found
+        case .runs:
+            // The runs give candidates: ids once catalogued under this identifier, deleted or not. The live one is
+            // the one still catalogued under it (ids are never reused).
+            let runs = KeyRuns(db)
+            let all = try keyRuns ?? runs.runs()
+            keyRuns = all
+            keyLookups += 1
+            let key = Array(uid.utf8)
+            var found: Int64?
+            for run in all {
+                // A run's filter is read once a catalogue object looks up several identifiers (a large write's
+                // lookups); a single lookup reads one block per run instead.
+                let known = KeyFilter.cache.withLock { $0.filters[run.salt] != nil }
+                let filter = keyLookups > 4 || known ? try runs.filter(of: run) : nil
+                let done = try runs.candidates(in: run, key: key, filter: filter) { id in
+                    guard let (block, position) = try cataloguedPlace(id, headOnly: headOnly),
+                          block.decoded.catalogue!.holds(key, at: position) else { return false }
+                    found = id
+                    return true
+                }
+                if done { break }
+            }
+            return found
         }
-        return found
     }
+
+    /// The identifier runs (`KeyRuns`), read once per catalogue object; forgotten when it writes one.
+    private var keyRuns: [KeyRuns.Run]?
+    private var keyLookups = 0
 
     /// The item with this id; with `now`, only if it has not expired by then.
     func entry(id: Int64, liveAt now: Double = -.infinity) throws -> Entry? {
@@ -520,7 +572,7 @@ final class ItemCatalog {
         try IndexStore.forEachRawRow(db, try statement(&idByUID, "SELECT id FROM item WHERE uid = ?"), text: uid) {
             found = try RawColumn.integer($0, 0)
         }
-        return try found ?? cataloguedID(of: uid)
+        return try found ?? cataloguedID(of: uid, headOnly: true)
     }
 
     /// The static ranking signals of an item; nil when it is gone or, with `now`, expired.
@@ -704,15 +756,40 @@ final class ItemCatalog {
             entries.append(try Self.entry($0))
         }
         guard try hasCatalogue, limit > 0 else { return entries }
-        // The catalogued items' first `limit` in identifier order (through `itemKey`), merged with the rows'.
+        // The catalogued items' first `limit` in identifier order (through their identifiers' runs, or `itemKey`),
+        // merged with the rows'.
         var catalogued: [Entry] = []
-        let keys = try identifier.map {
-            try Row.fetchCursor(db, sql: "SELECT id FROM itemKey WHERE uid > ? ORDER BY uid", arguments: [$0])
-        } ?? Row.fetchCursor(db, sql: "SELECT id FROM itemKey ORDER BY uid")
-        while catalogued.count < limit, let key = try keys.next() {
-            guard let entry = try self.catalogued(try key.stored(0)), entry.expires > now else { continue }
-            if let domain, !DomainMatch.matches(entry.domain, domain) { continue }
+        func consider(_ id: Int64, uid: ArraySlice<UInt8>?) throws {
+            guard let entry = try self.catalogued(id), entry.expires > now else { return }
+            // (A run's entry whose item was deleted, or given a row, is not the item's.)
+            if let uid, !entry.uid.utf8.elementsEqual(uid) { return }
+            if let domain, !DomainMatch.matches(entry.domain, domain) { return }
             catalogued.append(entry)
+        }
+        if try keySource == .runs {
+            let runs = KeyRuns(db)
+            let after = identifier.map { Array($0.utf8) }
+            var cursors = try runs.runs().map { try runs.cursor(on: $0.id, after: after) }
+            // A merge of the runs' cursors in identifier order.
+            while catalogued.count < limit {
+                var least: (cursor: Int, index: Int)?
+                for c in cursors.indices {
+                    guard let index = try cursors[c].current(runs) else { continue }
+                    if let l = least,
+                       KeyRuns.compare(cursors[c].block.key(index), cursors[l.cursor].block.key(l.index)) >= 0 { continue }
+                    least = (c, index)
+                }
+                guard let (c, index) = least else { break }
+                try consider(cursors[c].block.ids[index], uid: cursors[c].block.key(index))
+                cursors[c].position += 1
+            }
+        } else {
+            let keys = try identifier.map {
+                try Row.fetchCursor(db, sql: "SELECT id FROM itemKey WHERE uid > ? ORDER BY uid", arguments: [$0])
+            } ?? Row.fetchCursor(db, sql: "SELECT id FROM itemKey ORDER BY uid")
+            while catalogued.count < limit, let key = try keys.next() {
+                try consider(try key.stored(0), uid: nil)
+            }
         }
         guard !catalogued.isEmpty else { return entries }
         return Array((entries + catalogued).sorted { UTF8Order.precedes($0.uid, $1.uid) }.prefix(limit))
@@ -855,7 +932,7 @@ final class ItemCatalog {
     /// naming the positions deleted; only a block with gaps (ids the write gave to items it stored otherwise) is
     /// decoded. (Decoding every block of a range made a merge during PyPI's bulk load decompress every record of
     /// the segments it merged, and the load 13 % slower.)
-    private func forEachCataloguedID(in range: ClosedRange<Int64>, _ body: (Int64) throws -> Void) throws {
+    func forEachCataloguedID(in range: ClosedRange<Int64>, _ body: (Int64) throws -> Void) throws {
         for (first, last, count, gone) in try blockEntries(in: range) {
             if last - first + 1 == count, count <= 64 {
                 for position in 0..<Int(count) where gone & (1 << UInt64(position)) == 0 {
@@ -975,10 +1052,15 @@ final class ItemCatalog {
         }
     }
 
-    /// Removes a catalogued item's identifier and expiry entries.
+    /// Removes a catalogued item's expiry and ranking entries; its identifier stays in its run, counted as
+    /// garbage until a merge drops it (`KeyRuns`).
     private func removeKeys(_ id: Int64, uid: String, expires: Double, ranked: Bool) throws {
         if ranked { try db.cachedStatement(sql: "DELETE FROM itemRanked WHERE id = ?").execute(arguments: [id]) }
-        try db.cachedStatement(sql: "DELETE FROM itemKey WHERE uid = ? AND id = ?").execute(arguments: [uid, id])
+        if try keySource == .table {
+            try db.cachedStatement(sql: "DELETE FROM itemKey WHERE uid = ? AND id = ?").execute(arguments: [uid, id])
+        } else {
+            try KeyRuns.noteDeleted(db)
+        }
         if expires < Fields.never {
             try db.cachedStatement(sql: "DELETE FROM itemExpiry WHERE expires = ? AND id = ?").execute(arguments: [expires, id])
         }
@@ -990,7 +1072,13 @@ final class ItemCatalog {
         try db.execute(sql: "DELETE FROM item")
         pending.removeAll()
         pendingIDs.removeAll()
-        if try hasCatalogue { try db.execute(sql: "DELETE FROM itemKey; DELETE FROM itemExpiry; DELETE FROM itemRanked") }
+        switch try keySource {
+        case .none: return
+        case .table: try db.execute(sql: "DELETE FROM itemKey")
+        case .runs: try db.execute(sql: "DELETE FROM keyBlock; DELETE FROM keyRun; DELETE FROM meta WHERE key = 'keyGarbage'")
+        }
+        keyRuns = nil
+        try db.execute(sql: "DELETE FROM itemExpiry; DELETE FROM itemRanked")
     }
 
     /// Gives a pending item a row (its block kept too few records), with its record stored alone.
@@ -1002,9 +1090,11 @@ final class ItemCatalog {
     }
 
     /// Stores a catalogue block (`first…last`, its items `ids` with their `fields`, compressed as `frame`), the
-    /// positions in `dead` deleted already (by the write that made it): the live items get their identifier and
-    /// expiry entries, and are no longer pending.
-    func insertBlock(first: Int64, last: Int64, ids: [Int64], fields: [Fields], frame: [UInt8], dead: [Int]) throws {
+    /// positions in `dead` deleted already (by the write that made it): the live items get their expiry entries,
+    /// are no longer pending, and their identifiers with their ids are added to `keys` (written as a run by
+    /// `writeKeys`, once per write).
+    func insertBlock(first: Int64, last: Int64, ids: [Int64], fields: [Fields], frame: [UInt8], dead: [Int],
+                     keys: inout [(uid: String, id: Int64)]) throws {
         forgetBlocks()
         guard ids.count == fields.count, ids.count <= 64 else { throw EngineError(.corruptIndex, "a catalogue block of \(ids.count) items") }
         var gone: UInt64 = 0
@@ -1013,13 +1103,9 @@ final class ItemCatalog {
             INSERT INTO recordBlock(id, last, count, dead, data, catalog, gone, rawFields) VALUES(?, ?, ?, ?, ?, 1, ?, ?)
             """).execute(arguments: [first, last, ids.count, dead.count, Data(frame), Int64(bitPattern: gone),
                                     Data(Fields.encodeRaw(fields))])
-        let key = try db.cachedStatement(sql: "INSERT INTO itemKey(uid, id) VALUES(?, ?)").sqliteStatement
         for (position, id) in ids.enumerated() where gone & (1 << UInt64(position)) == 0 {
             let item = fields[position]
-            try SegmentMerger.bindAndStep(db, key) {
-                RawBind.text(key, 1, item.uid)
-                sqlite3_bind_int64(key, 2, id)
-            }
+            keys.append((item.uid, id))
             if item.expires < Fields.never {
                 try db.cachedStatement(sql: "INSERT INTO itemExpiry(expires, id) VALUES(?, ?)").execute(arguments: [item.expires, id])
             }
@@ -1028,6 +1114,21 @@ final class ItemCatalog {
                     .execute(arguments: [id, item.hint, item.lastUsed])
             }
             removePending(id)
+        }
+    }
+
+    /// Writes the identifiers of the catalogued items a write stored (`insertBlock`'s `keys`) as one run, and merges
+    /// runs as `KeyRuns` says.
+    func writeKeys(_ keys: [(uid: String, id: Int64)]) throws {
+        guard !keys.isEmpty else { return }
+        guard try keySource == .runs else {
+            throw EngineError(.corruptIndex, "catalogued items written to a store without identifier runs")
+        }
+        keyRuns = nil
+        try KeyRuns(db).write(KeyList.sorted(keys)) {
+            var live: [Int64] = []
+            try forEachCataloguedID(in: Int64.min...Int64.max) { live.append($0) }
+            return live
         }
     }
 

@@ -474,7 +474,7 @@ enum RecordBlocks {
     /// inserts them; returns what `pack` made of them.
     @discardableResult
     static func write(_ blocks: [Plain], dictionary: RecordDictionary?, plainTarget: Int = targetBytes,
-                      db: Database) throws -> Packed {
+                      db: Database, keys: inout [(uid: String, id: Int64)]) throws -> Packed {
         guard !blocks.isEmpty else { return Packed() }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count / 4))
         var packed = Packed()
@@ -491,19 +491,21 @@ enum RecordBlocks {
             let made = shares.withLock { $0 }
             for worker in 0..<workers { made[worker].map { packed.append($0) } }
         }
-        try insert(packed.frames.map { ($0, []) }, db: db)
+        try insert(packed.frames.map { ($0, []) }, db: db, keys: &keys)
         return packed
     }
 
     /// Inserts compressed blocks, each with the positions of its records that are dead (deleted by the write
-    /// meanwhile). A catalogue block's live items get their identifiers' and expiry's entries (`ItemCatalog`).
-    static func insert(_ blocks: [(block: Frame, dead: [Int])], db: Database) throws {
+    /// meanwhile). A catalogue block's live items get their expiry's entries, and their identifiers with their ids
+    /// are added to `keys`, for `ItemCatalog.writeKeys`.
+    static func insert(_ blocks: [(block: Frame, dead: [Int])], db: Database, keys: inout [(uid: String, id: Int64)]) throws {
         let insert = try db.cachedStatement(sql: "INSERT INTO recordBlock(id, last, count, dead, data) VALUES(?, ?, ?, ?, ?)")
         let catalogue = ItemCatalog(db)
         for (block, dead) in blocks {
             guard let first = block.ids.first, let last = block.ids.last else { continue }
             if let fields = block.catalogue {
-                try catalogue.insertBlock(first: first, last: last, ids: block.ids, fields: fields, frame: block.frame, dead: dead)
+                try catalogue.insertBlock(first: first, last: last, ids: block.ids, fields: fields, frame: block.frame, dead: dead,
+                                            keys: &keys)
             } else {
                 try insert.execute(arguments: [first, last, block.ids.count, dead.count, Data(block.frame)])
             }

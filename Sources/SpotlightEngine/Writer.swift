@@ -324,6 +324,8 @@ struct Writer {
             })
             return
         }
+        // The identifiers of the items catalogued in the blocks, written as one run at the end.
+        var keys: [(uid: String, id: Int64)] = []
         for compression in compressing {
             let (packed, alone) = compression.value()
             packedSizes.plain += packed.plain
@@ -334,7 +336,7 @@ struct Writer {
                 let dead = block.ids.indices.filter { unwrittenRecords.removeValue(forKey: block.ids[$0]) == nil }
                 if dead.count < block.ids.count { written.append((block, dead)) }
             }
-            try RecordBlocks.insert(written, db: db)
+            try RecordBlocks.insert(written, db: db, keys: &keys)
             for record in alone where unwrittenRecords.removeValue(forKey: record.id) != nil {
                 try storeAlone(record.id, Data(record.stored))
             }
@@ -342,13 +344,14 @@ struct Writer {
         compressing.removeAll()
         if !closedBlocks.isEmpty {
             let (blocks, alone) = takeClosedBlocks(keepingRecords: false)
-            let packed = try RecordBlocks.write(blocks, dictionary: dictionary, plainTarget: blockTarget, db: db)
+            let packed = try RecordBlocks.write(blocks, dictionary: dictionary, plainTarget: blockTarget, db: db, keys: &keys)
             packedSizes.plain += packed.plain
             packedSizes.rows += packed.rows
             for record in alone {
                 try storeAlone(record.id, Data(ValueCodec.stored(plain: record.plain, dictionary: dictionary)))
             }
         }
+        try catalog.writeKeys(keys)
         // (What the rows came to guides the next write's guess.)
         store.recordRows.note(plain: packedSizes.plain, rows: packedSizes.rows, dictionary: dictionary)
         packedSizes = (0, 0)

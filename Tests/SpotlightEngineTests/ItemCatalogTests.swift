@@ -131,7 +131,7 @@ final class ItemCatalogTests: XCTestCase {
     }
 
     func keys(_ store: IndexStore) throws -> Int {
-        try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM itemKey") } ?? 0
+        try store.read { try Int.fetchOne($0, sql: "SELECT coalesce(sum(count), 0) FROM keyRun") } ?? 0
     }
 
     func testCataloguedItemsReadAsRowItemsThroughEveryChange() throws {
@@ -244,7 +244,7 @@ final class ItemCatalogTests: XCTestCase {
         try withRowItems { try catalogued.apply((0..<300).map { .upsert(item($0)) }, now: start) }
         try catalogued.writeTransaction { db in
             try db.execute(sql: """
-                DROP TABLE itemKey; DROP TABLE itemExpiry; DROP INDEX recordBlock_catalog;
+                DROP TABLE keyRun; DROP TABLE keyBlock; DROP TABLE itemExpiry; DROP INDEX recordBlock_catalog;
                 ALTER TABLE recordBlock DROP COLUMN catalog; ALTER TABLE recordBlock DROP COLUMN gone;
                 ALTER TABLE recordBlock DROP COLUMN rawFields;
                 UPDATE meta SET value = 12 WHERE key = 'formatVersion';
