@@ -528,8 +528,7 @@ final class ItemCatalog {
             for run in all {
                 // A run's filter is read once a catalogue object looks up several identifiers (a large write's
                 // lookups); a single lookup reads one block per run instead.
-                let known = KeyFilter.cache.withLock { $0.filters[run.salt] != nil }
-                let filter = keyLookups > 4 || known ? try runs.filter(of: run) : nil
+                let filter = try KeyFilter.cached(run.salt) ?? (keyLookups > 4 ? runs.filter(of: run) : nil)
                 let done = try runs.candidates(in: run, key: key, filter: filter) { id in
                     guard let (block, position) = try cataloguedPlace(id, headOnly: headOnly),
                           block.decoded.catalogue!.holds(key, at: position) else { return false }

@@ -92,7 +92,7 @@ struct KeyRuns {
 
     /// The filter of a run, read from the store or the process's cache.
     func filter(of run: Run) throws -> KeyFilter {
-        if let cached = KeyFilter.cache.withLock({ $0.filters[run.salt] }) { return cached }
+        if let cached = KeyFilter.cached(run.salt) { return cached }
         var filter: KeyFilter?
         let statement = try db.cachedStatement(sql: "SELECT filter FROM keyRun WHERE id = ?").sqliteStatement
         sqlite3_reset(statement)
@@ -104,23 +104,7 @@ struct KeyRuns {
         return filter
     }
 
-    // MARK: - Reading whole runs
-
-    /// Every entry of a run, in order.
-    func entries(of run: Int64) throws -> KeyList {
-        var list = KeyList()
-        let statement = try db.cachedStatement(sql: "SELECT first, data FROM keyBlock WHERE run = ? ORDER BY first").sqliteStatement
-        sqlite3_reset(statement)
-        sqlite3_bind_int64(statement, 1, run)
-        try IndexStore.stepRows(db, statement) { h in
-            try Self.forEachEntry(first: try RawColumn.bytes(h, 0), data: try RawColumn.bytes(h, 1)) { key, id in
-                list.append(key, id: id)
-                return false
-            }
-        }
-        sqlite3_reset(statement)
-        return list
-    }
+    // MARK: - Reading runs in order
 
     /// A run's entries a block at a time, in order, from the first identifier after `after` (all with nil).
     struct Cursor {
@@ -212,16 +196,16 @@ struct KeyRuns {
         let total = try Int.fetchOne(db, sql: "SELECT coalesce(sum(count), 0) FROM keyRun") ?? 0
         let garbage = try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'keyGarbage'") ?? 0
         if garbage * 2 > total, total >= 64 {
-            _ = try merge(runs: try runs().map(\.id), live: try live())
+            _ = try merge(runs: try runs(), live: try live())
             try db.execute(sql: "DELETE FROM meta WHERE key = 'keyGarbage'")
         }
     }
 
     /// The runs of the lowest level that has `mergeWidth` of them, if any.
-    private func levelToMerge() throws -> [Int64]? {
+    private func levelToMerge() throws -> [Run]? {
         let byLevel = Dictionary(grouping: try runs(), by: { Self.level($0.count) })
         guard let level = byLevel.filter({ $0.value.count >= Self.mergeWidth }).keys.min() else { return nil }
-        return byLevel[level]!.map(\.id)
+        return byLevel[level]!
     }
 
     /// Counts a catalogued item's deletion (its identifier stays in its run until a merge).
@@ -235,11 +219,9 @@ struct KeyRuns {
     /// Merges `runs` into one, a block of each at a time: an identifier in several keeps its highest id; with
     /// `live` (increasing), only live ids are kept. Returns how many entries it dropped.
     @discardableResult
-    func merge(runs: [Int64], live: [Int64]?) throws -> Int {
-        let before = try runs.reduce(0) { total, run in
-            total + (try Int.fetchOne(db, sql: "SELECT count FROM keyRun WHERE id = ?", arguments: [run]) ?? 0)
-        }
-        var cursors = try runs.map { try cursor(on: $0, after: nil) }
+    func merge(runs: [Run], live: [Int64]?) throws -> Int {
+        let before = runs.reduce(0) { $0 + $1.count }
+        var cursors = try runs.map { try cursor(on: $0.id, after: nil) }
         let written = try writeRun(capacity: before) { add in
             while true {
                 // The least identifier of the runs' next entries (their number is small: a linear pick).
@@ -263,7 +245,7 @@ struct KeyRuns {
             }
         }
         for run in runs {
-            try db.execute(sql: "DELETE FROM keyBlock WHERE run = ?; DELETE FROM keyRun WHERE id = ?", arguments: [run, run])
+            try db.execute(sql: "DELETE FROM keyBlock WHERE run = ?; DELETE FROM keyRun WHERE id = ?", arguments: [run.id, run.id])
         }
         return before - written
     }
@@ -395,15 +377,8 @@ struct KeyRuns {
         var offset = 0
         var id: Int64 = 0
         func varint() throws -> UInt64 {
-            var result: UInt64 = 0, shift: UInt64 = 0
-            while true {
-                guard offset < data.count, shift < 64 else { throw damaged }
-                let b = data[offset]
-                offset += 1
-                result |= UInt64(b & 0x7F) << shift
-                if b & 0x80 == 0 { return result }
-                shift += 7
-            }
+            guard let value = try? PostingCodec.Reader.varint(data, &offset) else { throw damaged }
+            return value
         }
         while offset < data.count {
             let shared = try varint(), rest = try varint()
@@ -543,6 +518,11 @@ struct KeyFilter: Sendable {
     /// The filters this process read, by their run's salt (forgotten all at once past `cacheBytes`).
     static let cache = Mutex<(filters: [Int64: KeyFilter], bytes: Int)>(([:], 0))
     static let cacheBytes = 32 << 20
+
+    /// The filter of the run with this salt, if this process has read it.
+    static func cached(_ salt: Int64) -> KeyFilter? {
+        cache.withLock { $0.filters[salt] }
+    }
 
     static func remember(_ filter: KeyFilter, salt: Int64) {
         cache.withLock {

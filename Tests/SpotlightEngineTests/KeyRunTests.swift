@@ -201,8 +201,11 @@ final class KeyRunTests: XCTestCase {
             var keys: [(String, Int64)] = []
             let runs = KeyRuns(db)
             for run in try runs.runs() {
-                let list = try runs.entries(of: run.id)
-                for i in 0..<list.count { keys.append((String(decoding: list.key(i), as: UTF8.self), list.ids[i])) }
+                var cursor = try runs.cursor(on: run.id, after: nil)
+                while let i = try cursor.current(runs) {
+                    keys.append((String(decoding: cursor.block.key(i), as: UTF8.self), cursor.block.ids[i]))
+                    cursor.position += 1
+                }
             }
             // Format 17 removed a deleted item's entry.
             let live = Set(try ItemCatalog(db).catalogueIDsForTests())
