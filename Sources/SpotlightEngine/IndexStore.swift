@@ -15,7 +15,7 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 17):
+/// Schema (format version 19):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `domainTerms`, `keywordTerms` and `exactDomainTerms` (every item posts its domain's
 ///   words, its keywords and its domain whole under terms of their own, `TextIndexer`; a store with
 ///   `exactDomainTerms` has no `item_domain` index), `recordDictionary`, `itemChanges`.
@@ -26,7 +26,8 @@ import Darwin
 ///   Items of large writes have no row since format 13 (`ItemCatalog`): their fields are in their record block,
 ///   their identifiers in sorted runs since format 18 (`KeyRuns`: `keyRun(id, count, salt, filter)` and
 ///   `keyBlock(run, first, data)`; `itemKey(uid, id)` before), the expiry of those that expire in `itemExpiry(expires, id)`, the
-///   hint and last use of those that have one in `itemRanked(id, hint, lastUsed)`.
+///   hint and last use of those that have one in `itemRanked(id, hint, lastUsed)`. Since format 19 a block lays out
+///   its records by attribute (`RecordColumns`).
 /// - No vocabulary apart from the segments' own dictionaries since format 16 (`SegmentVocabulary`); formats 5 to 15
 ///   kept `term(text, id, df)`, every term with its document frequency, and `dfPending(seq, terms)`, the frequency
 ///   decrements small writes left for later.
@@ -67,8 +68,10 @@ package final class IndexStore: Sendable {
     /// and `dfPending`: the segments' dictionaries hold every term; a format 15 reader would find no term), format
     /// 16 by its version (its catalogue blocks stay as they are; a format 16 reader would take a catalogued item
     /// whose initials are in its block's section for damage), format 17 by writing `itemKey` as one identifier
-    /// run and dropping it (a format 17 reader would find no catalogued item by its identifier).
-    package static let formatVersion = 18
+    /// run and dropping it (a format 17 reader would find no catalogued item by its identifier), format 18 by its
+    /// version (its blocks of records stay as they are; a format 18 reader would take a block whose records are laid
+    /// out by attribute, `RecordColumns`, for damage).
+    package static let formatVersion = 19
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -472,6 +475,17 @@ package final class IndexStore: Sendable {
                     EngineLog.logger.notice("""
                         upgraded the index at \(url.path) from format \(version) to 18: the identifiers of \(moved) \
                         catalogued items are kept in a sorted run instead of a table
+                        """)
+                }
+                if version <= 18 {
+                    // Nothing to rewrite: format 19 reads every block of 18, and lays out the records of the blocks
+                    // it writes by attribute (`RecordColumns`), where 18 cannot read them. (The store keeps its
+                    // dictionary, trained on records one at a time: blocks laid out by attribute compress 4 %
+                    // better with it than records one after the other, 14 % with one trained on them.)
+                    try db.execute(sql: "UPDATE meta SET value = 19 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 19: the blocks of records written \
+                        from now on are laid out by attribute (the blocks here stay as they are)
                         """)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)

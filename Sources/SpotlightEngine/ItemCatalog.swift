@@ -62,8 +62,13 @@ final class ItemCatalog {
         /// (`RecordBlocks`).
         var record: [UInt8]
         var location: Location = .row
-        /// A catalogued item's plain record, read with its fields from its block.
-        var plain: ArraySlice<UInt8>? = nil
+        /// A catalogued item's block, read with its records, and its position there: its plain record (`plain`) is
+        /// taken out of the block only when it is asked for (a search reads the fields of many more entries than
+        /// it returns records of, and a record laid out by attribute is rebuilt to be read, `RecordColumns`).
+        var block: (decoded: RecordBlocks.Decoded, position: Int)? = nil
+
+        /// A catalogued item's plain record, from its block.
+        var plain: ArraySlice<UInt8>? { block.map { $0.decoded.record(at: $0.position) } }
 
         /// The item with its record decoded.
         func storedItem(in db: Database) throws -> StoredItem {
@@ -268,9 +273,10 @@ final class ItemCatalog {
         if let fields = pending.removeValue(forKey: id), pendingIDs[fields.uid] == id { pendingIDs[fields.uid] = nil }
     }
 
-    private static func entry(_ id: Int64, _ fields: Fields, location: Location, plain: ArraySlice<UInt8>? = nil) -> Entry {
+    private static func entry(_ id: Int64, _ fields: Fields, location: Location,
+                              block: (decoded: RecordBlocks.Decoded, position: Int)? = nil) -> Entry {
         Entry(id: id, uid: fields.uid, domain: fields.domain, expires: fields.expires, hint: fields.hint,
-              lastUsed: fields.lastUsed, record: [], location: location, plain: plain)
+              lastUsed: fields.lastUsed, record: [], location: location, block: block)
     }
 
     /// The tables of catalogued items (format 13; with `RecordBlocks.catalogueColumnsSQL`).
@@ -404,7 +410,7 @@ final class ItemCatalog {
     private func catalogued(_ id: Int64) throws -> Entry? {
         guard let (block, position) = try cataloguedPlace(id) else { return nil }
         return Self.entry(id, block.decoded.catalogue![position], location: .block(block.id, position: position),
-                          plain: block.decoded.bytes[block.decoded.ranges[position]])
+                          block: (block.decoded, position))
     }
 
     /// The live entries of a catalogue block, in id order.
@@ -413,7 +419,7 @@ final class ItemCatalog {
         entries.reserveCapacity(block.decoded.ids.count)
         for (position, id) in block.decoded.ids.enumerated() where !block.isGone(position) {
             entries.append(entry(id, block.decoded.catalogue![position], location: .block(block.id, position: position),
-                                 plain: block.decoded.bytes[block.decoded.ranges[position]]))
+                                 block: (block.decoded, position)))
         }
         return entries
     }
@@ -1138,7 +1144,7 @@ final class ItemCatalog {
         guard let catalogue = decoded.catalogue, catalogue.count == decoded.ids.count else { throw RecordBlocks.damaged(block) }
         for (position, id) in decoded.ids.enumerated() where position >= 64 || gone & (1 << UInt64(position)) == 0 {
             let fields = catalogue[position]
-            let record = Data(ValueCodec.stored(plain: Array(decoded.bytes[decoded.ranges[position]]), dictionary: dictionary))
+            let record = Data(ValueCodec.stored(plain: Array(decoded.record(at: position)), dictionary: dictionary))
             try removeKeys(id, uid: fields.uid, expires: fields.expires, ranked: fields.hint != nil || fields.lastUsed != nil)
             try insert(id: id, uid: fields.uid, domain: fields.domain, expires: fields.expires, hint: fields.hint,
                        lastUsed: fields.lastUsed, record: record, name: fields.name, initials: Data(fields.initials))

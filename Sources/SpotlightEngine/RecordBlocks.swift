@@ -14,8 +14,11 @@ import Synchronization
 /// - `recordBlock(id, last, count, dead, data)`: `id` is the first item id of the block and `last` the last one (the
 ///   ids of one write, so blocks never overlap); `count` records, `dead` of them deleted since. The block of an
 ///   item is the one with the largest `id` not above it.
-/// - A block's plain bytes: a varint count, the items' ids as varint deltas (the first from the block's id), the
-///   records' lengths as varints, then the records (`ValueCodec.encode`'s bytes).
+/// - A block's plain bytes: a varint count, the items' ids as varint deltas (the first from the block's id), then
+///   since format 19 a 0 byte and the records laid out by attribute (`RecordColumns`: each attribute's values side
+///   by side, names once a block; PyPI's frames 10 % smaller), or as formats 7 to 18 wrote them (and 19 does
+///   for records that do not parse), the records' lengths as varints and the records (`ValueCodec.encode`'s
+///   bytes) one after the other.
 /// - A *catalogue block* (format 13, `catalog = 1`) holds catalogued items, which have no item row: its plain bytes
 ///   start with a 0 byte (a block's count is never 0) and the length of its catalogue section as a varint, then the
 ///   section (`ItemCatalog.Fields` of each item, in the block's order), then the bytes above; what does not
@@ -81,7 +84,10 @@ enum RecordBlocks {
 
     /// A block's plain bytes; with `catalogue` (the fields of each record's item, in the same order), a catalogue
     /// block's.
-    static func encode(_ records: [(id: Int64, plain: [UInt8])], catalogue: [ItemCatalog.Fields]? = nil) -> [UInt8] {
+    /// The records are laid out by attribute (`RecordColumns`, format 19) unless `byAttribute` is false or a record
+    /// is not one `ValueCodec.encode` writes; then one after the other, each with its length (formats 7 to 18).
+    static func encode(_ records: [(id: Int64, plain: [UInt8])], catalogue: [ItemCatalog.Fields]? = nil,
+                       byAttribute: Bool = true) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(records.reduce(16) { $0 + $1.plain.count + 4 })
         if let catalogue {
@@ -96,6 +102,7 @@ enum RecordBlocks {
             ValueCodec.writeVarint(UInt64(record.id - previous), to: &out)
             previous = record.id
         }
+        if byAttribute, RecordColumns.encode(records.lazy.map(\.plain), to: &out) { return out }
         for record in records { ValueCodec.writeVarint(UInt64(record.plain.count), to: &out) }
         for record in records { out += record.plain }
         return out
@@ -112,24 +119,32 @@ enum RecordBlocks {
     }
 
     /// Where the records start in a catalogue block's plain bytes, `prefix` of them: nil when `prefix` ends before
-    /// (or is not a catalogue block's). Total: any bytes give a length within them or nil.
+    /// (or is not a catalogue block's). Records laid out by attribute start after the 0 byte that says so (the head
+    /// ends with it); records one after the other, after their lengths. Total: any bytes give a length within them
+    /// or nil.
     static func headLength(_ prefix: UnsafeRawBufferPointer) -> Int? {
         guard prefix.first == 0 else { return nil }
         var offset = 1
         func varint() -> UInt64? { try? PostingCodec.Reader.varint(prefix, &offset) }
         guard let section = varint(), section <= UInt64(prefix.count - offset) else { return nil }
         offset += Int(section)
-        // Each item's id delta, then each record's length.
+        // Each item's id delta, then the 0 byte of records laid out by attribute, or each record's length.
         guard let count = varint(), count <= UInt64(prefix.count) else { return nil }
-        for _ in 0..<(2 * Int(count)) { guard varint() != nil else { return nil } }
+        for _ in 0..<Int(count) { guard varint() != nil else { return nil } }
+        guard offset < prefix.count else { return nil }
+        if prefix[offset] == 0 { return offset + 1 }
+        for _ in 0..<Int(count) { guard varint() != nil else { return nil } }
         return offset
     }
 
-    /// A block read back: its items and where each one's record is in `bytes`, and a catalogue block's fields.
+    /// A block read back: its items and their records (where each one's record is in `bytes`, or for records laid
+    /// out by attribute, `layout`), and a catalogue block's fields.
     struct Decoded: Sendable {
         var ids: [Int64]
         var ranges: [Range<Int>]
         var bytes: [UInt8]
+        /// Records laid out by attribute (`RecordColumns`, format 19), each rebuilt when it is asked for.
+        var layout: RecordColumns.Layout? = nil
         /// A catalogue block's fields of its items, in the order of `ids`; nil for another block.
         var catalogue: ItemCatalog.FieldsTable? = nil
         /// False for a catalogue block's head alone (`decodeHead`): no records, `ranges` and `bytes` empty.
@@ -149,7 +164,13 @@ enum RecordBlocks {
 
         func record(of item: Int64) -> ArraySlice<UInt8>? {
             guard hasRecords else { return nil }
-            return position(of: item).map { bytes[ranges[$0]] }
+            return position(of: item).map(record(at:))
+        }
+
+        /// The record at `position` (of a block read with its records).
+        func record(at position: Int) -> ArraySlice<UInt8> {
+            if let layout { return ArraySlice(layout.record(at: position)) }
+            return bytes[ranges[position]]
         }
     }
 
@@ -168,7 +189,8 @@ enum RecordBlocks {
             reader.offset = 1
             section = try reader.rawBytes(try reader.count(minimumBytesEach: 1))
         }
-        let count = try reader.count(minimumBytesEach: 2)
+        // (At least an id's delta each; a head read alone, of records laid out by attribute, has nothing else.)
+        let count = try reader.count(minimumBytesEach: 1)
         var ids: [Int64] = []
         ids.reserveCapacity(count)
         var item = id
@@ -177,6 +199,17 @@ enum RecordBlocks {
             guard delta < UInt64(Int64.max / 2), k == 0 || delta > 0 else { throw damaged(id) }
             item += Int64(delta)
             ids.append(item)
+        }
+        // Records laid out by attribute (`RecordColumns`): a 0 byte where a first record's length would be.
+        if count > 0, reader.offset < bytes.count, bytes[reader.offset] == 0 {
+            reader.offset += 1
+            var decoded = Decoded(ids: ids, ranges: [], bytes: [], hasRecords: false)
+            if records { decoded.layout = try RecordColumns.decode(&reader, count: count, block: id) }
+            decoded.hasRecords = records
+            if let section, let rawFields {
+                decoded.catalogue = try ItemCatalog.FieldsTable(section: Array(section), raw: rawFields, count: count, block: id)
+            }
+            return decoded
         }
         var ranges: [Range<Int>] = []
         ranges.reserveCapacity(count)

@@ -105,9 +105,13 @@ final class RecordDictionary: @unchecked Sendable {
         return train(samples: samples)
     }
 
+    /// Records laid out by attribute together in a training sample (`trainingSamples(_:)`).
+    static let trainingGroup = 8
+
     /// Trains a dictionary on plain records (`ValueCodec.encode`).
     static func train(samples: [[UInt8]]) -> RecordDictionary? {
         guard samples.count >= trainingMinimum else { return nil }
+        let samples = trainingSamples(samples)
         var joined: [UInt8] = []
         joined.reserveCapacity(samples.reduce(0) { $0 + $1.count })
         var sizes: [Int] = []
@@ -128,6 +132,19 @@ final class RecordDictionary: @unchecked Sendable {
         }
         guard ZDICT_isError(written) == 0, written > 0 else { return nil }
         return RecordDictionary(data: Data(dictionary.prefix(written)))
+    }
+
+    /// What a dictionary is trained on: the records as blocks lay them out (`RecordColumns`, format 19), a few
+    /// sampled records together, so that the dictionary holds what a block's columns share (attribute names, type
+    /// trees, the words that start descriptions). Trained on records one at a time, as formats 5 to 18 were, a
+    /// dictionary made PyPI's blocks laid out by attribute 4 % smaller than records one after the other; trained
+    /// so, 14 %.
+    static func trainingSamples(_ records: [[UInt8]]) -> [[UInt8]] {
+        stride(from: 0, to: records.count, by: trainingGroup).map { start in
+            let group = records[start..<min(records.count, start + trainingGroup)]
+            var sample: [UInt8] = []
+            return RecordColumns.encode(group, to: &sample) ? sample : Array(group.joined())
+        }
     }
 
     // MARK: The store's dictionaries

@@ -317,7 +317,8 @@ final class ItemCatalogTests: XCTestCase {
                 var plain: [UInt8] = [0]
                 ValueCodec.writeVarint(UInt64(section.count), to: &plain)
                 plain += section
-                plain += RecordBlocks.encode(zip(decoded.ids, decoded.ranges).map { (id: $0, plain: Array(decoded.bytes[$1])) })
+                plain += RecordBlocks.encode(decoded.ids.indices.map { (id: decoded.ids[$0], plain: Array(decoded.record(at: $0))) },
+                                             byAttribute: false)
                 try db.execute(sql: "UPDATE recordBlock SET data = ?, rawFields = ? WHERE id = ?",
                                arguments: [Data(RecordBlocks.compressed(plain, dictionary: dictionary)), Data(oldRaw), id])
             }
