@@ -200,29 +200,37 @@ enum RecordBlocks {
             item += Int64(delta)
             ids.append(item)
         }
-        // Records laid out by attribute (`RecordColumns`): a 0 byte where a first record's length would be.
+        var decoded: Decoded
         if count > 0, reader.offset < bytes.count, bytes[reader.offset] == 0 {
+            // Records laid out by attribute (`RecordColumns`): a 0 byte where a first record's length would be.
             reader.offset += 1
-            var decoded = Decoded(ids: ids, ranges: [], bytes: [], hasRecords: false)
+            decoded = Decoded(ids: ids, ranges: [], bytes: [], hasRecords: records)
             if records { decoded.layout = try RecordColumns.decode(&reader, count: count, block: id) }
-            decoded.hasRecords = records
-            if let section, let rawFields {
-                decoded.catalogue = try ItemCatalog.FieldsTable(section: Array(section), raw: rawFields, count: count, block: id)
-            }
-            return decoded
+        } else {
+            decoded = try recordsOneAfterAnother(&reader, ids: ids, records: records, block: id)
         }
+        if let section, let rawFields {
+            decoded.catalogue = try ItemCatalog.FieldsTable(section: Array(section), raw: rawFields, count: count, block: id)
+        }
+        return decoded
+    }
+
+    /// A block of `ids` whose records are one after the other with their lengths (formats 7 to 18), from `reader`'s
+    /// offset; with `records` false, a head read alone (the lengths checked, the records not kept).
+    private static func recordsOneAfterAnother(_ reader: inout ValueCodec.Reader, ids: [Int64], records: Bool,
+                                               block id: Int64) throws -> Decoded {
+        let bytes = reader.bytes
         var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(count)
+        ranges.reserveCapacity(ids.count)
         var lengths: [Int] = []
         var total = 0
-        for _ in 0..<count {
+        for _ in 0..<ids.count {
             let length = try reader.varint()
             // (A head read alone has the lengths of records it does not hold.)
             guard length <= UInt64(records ? bytes.count : ValueCodec.maximumRecordSize) else { throw damaged(id) }
             lengths.append(Int(length))
             total += Int(length)
         }
-        var decoded: Decoded
         if records {
             guard total == bytes.count - reader.offset else { throw damaged(id) }
             var start = reader.offset
@@ -230,15 +238,10 @@ enum RecordBlocks {
                 ranges.append(start..<(start + length))
                 start += length
             }
-            decoded = Decoded(ids: ids, ranges: ranges, bytes: bytes)
-        } else {
-            guard total >= bytes.count - reader.offset else { throw damaged(id) }
-            decoded = Decoded(ids: ids, ranges: [], bytes: [], hasRecords: false)
+            return Decoded(ids: ids, ranges: ranges, bytes: bytes)
         }
-        if let section, let rawFields {
-            decoded.catalogue = try ItemCatalog.FieldsTable(section: Array(section), raw: rawFields, count: count, block: id)
-        }
-        return decoded
+        guard total >= bytes.count - reader.offset else { throw damaged(id) }
+        return Decoded(ids: ids, ranges: [], bytes: [], hasRecords: false)
     }
 
     /// Decodes a block's stored frame (the store's dictionaries read from `db`).

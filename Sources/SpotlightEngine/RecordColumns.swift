@@ -43,12 +43,8 @@ enum RecordColumns {
                 let count = try reader.count(minimumBytesEach: 3)
                 shape.reserveCapacity(count)
                 for _ in 0..<count {
-                    // The entry's head: its kind (and flags), the name's length and the name.
                     let headStart = reader.offset
-                    let kind = try reader.byte()
-                    guard kind <= 1 else { return false }
-                    if kind == 1 { _ = try reader.byte() }
-                    _ = try reader.rawBytes(try reader.count(minimumBytesEach: 1))
+                    _ = try reader.entryHead()
                     let head = record[headStart..<reader.offset]
                     let valueStart = reader.offset
                     try reader.skipValue(depth: 0)
@@ -114,8 +110,6 @@ enum RecordColumns {
         let entries: [(slot: Int32, start: Int32, end: Int32)]
         let firsts: [Int32]
 
-        var count: Int { firsts.count - 1 }
-
         /// The bytes of record `position` (`ValueCodec.encode`'s, as the record was written).
         func record(at position: Int) -> [UInt8] {
             let range = Int(firsts[position])..<Int(firsts[position + 1])
@@ -150,10 +144,7 @@ enum RecordColumns {
         slots.reserveCapacity(slotCount)
         for _ in 0..<slotCount {
             let start = reader.offset
-            let kind = try reader.byte()
-            guard kind <= 1 else { throw RecordBlocks.damaged(block) }
-            if kind == 1 { _ = try reader.byte() }
-            _ = try reader.rawBytes(try reader.count(minimumBytesEach: 1))
+            _ = try reader.entryHead()
             slots.append(start..<reader.offset)
         }
         let shapeCount = try reader.count(minimumBytesEach: 1)
@@ -249,8 +240,8 @@ enum RecordColumns {
     /// Where the value that starts at `start` ends, within `limit`; nil when its bytes are not a value's (a tag,
     /// count or length that does not fit, arrays nested deeper than `ValueCodec.maximumNestingDepth`). A value's
     /// bounds only: what it holds is checked when its record is decoded (`ValueCodec.decode`, `RecordEntries`).
-    /// (Over raw bytes, without a reader's checks and slices at every step: rebuilding a block's records this way
-    /// took a fifth of the time `ValueCodec.Reader.skipValue` did.)
+    /// (`ValueCodec.Reader.skipValue`'s walk over raw bytes, without a throwing call and a slice at every step,
+    /// since every block a search reads a record of goes through it.)
     static func valueEnd(_ p: UnsafeRawBufferPointer, from start: Int, limit: Int, depth: Int) -> Int? {
         guard start < limit, limit <= p.count else { return nil }
         var i = start + 1

@@ -27,12 +27,7 @@ struct RecordEntries {
         let count = try reader.count(minimumBytesEach: 3)
         entries.reserveCapacity(count)
         for _ in 0..<count {
-            let kind = try reader.byte()
-            guard kind <= 1 else { throw EngineError(.corruptIndex, "unknown attribute entry kind \(kind)") }
-            let flags = kind == 1 ? try reader.byte() : nil
-            let length = try reader.count(minimumBytesEach: 1)
-            let name = reader.offset..<(reader.offset + length)
-            reader.offset += length
+            let (flags, name) = try reader.entryHead()
             let start = reader.offset
             try reader.skipValue(depth: 0)
             entries.append(Entry(name: name, value: start..<reader.offset, custom: flags))

@@ -418,6 +418,17 @@ enum ValueCodec {
             try byte() == 0 ? nil : try string()
         }
 
+        /// An entry's head, as `encode` writes it: its kind (0 an attribute, 1 a custom attribute followed by its
+        /// flags byte) and its name. Returns the flags of a custom attribute (nil for an attribute) and where the
+        /// name is; the head itself runs from where the reader was to where it is left.
+        mutating func entryHead() throws -> (custom: UInt8?, name: Range<Int>) {
+            let kind = try byte()
+            guard kind <= 1 else { throw EngineError(.corruptIndex, "unknown attribute entry kind \(kind)") }
+            let flags = kind == 1 ? try byte() : nil
+            let name = try rawBytes(try count(minimumBytesEach: 1)).indices
+            return (flags, name)
+        }
+
         /// Passes over a value as `value(depth:)` reads it, with the same checks and nothing made (`RecordEntries`):
         /// what `value` refuses, this refuses.
         mutating func skipValue(depth: Int) throws {
