@@ -15,7 +15,7 @@ import Darwin
 /// Every change is one SQLite transaction, so a batch and its client state become visible and durable together or
 /// not at all, and several processes may write the same store (SQLite serialises writers; readers never block).
 ///
-/// Schema (format version 19):
+/// Schema (format version 20):
 /// - `meta(key, value)`: `formatVersion`, `clientState`, `nextItem` (the next item id: ids only grow), `domainTerms`, `keywordTerms` and `exactDomainTerms` (every item posts its domain's
 ///   words, its keywords and its domain whole under terms of their own, `TextIndexer`; a store with
 ///   `exactDomainTerms` has no `item_domain` index), `recordDictionary`, `itemChanges`.
@@ -39,7 +39,8 @@ import Darwin
 ///   under its attribute's code (`AttributeValueIndex.code`), so attribute filters on them are range lookups
 ///   (`QueryPlanner`); since format 14 a large write's new items' values are groups of
 ///   `valueGroup(attr, value, first, last, count, items)` instead, each the items with one value (`ValueIndex`).
-/// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`).
+/// - `prefixTop(prefix, complete, entries)`: score-ordered candidates of short prefixes (`PrefixLists`; since
+///   format 20 keys as steps, and a complete list as its count).
 /// - `recordDictionary(id, data)`: the zstd dictionaries `attrs` frames are compressed with (`RecordDictionary`);
 ///   `meta.recordDictionary` names the one writes use.
 /// - `recordBlock(id, last, count, dead, data, catalog, gone, rawFields)`: the records of large writes, compressed a
@@ -70,8 +71,9 @@ package final class IndexStore: Sendable {
     /// whose initials are in its block's section for damage), format 17 by writing `itemKey` as one identifier
     /// run and dropping it (a format 17 reader would find no catalogued item by its identifier), format 18 by its
     /// version (its blocks of records stay as they are; a format 18 reader would take a block whose records are laid
-    /// out by attribute, `RecordColumns`, for damage).
-    package static let formatVersion = 19
+    /// out by attribute, `RecordColumns`, for damage), format 19 by its version (its prefix lists stay as they are; a
+    /// format 19 reader would take a list written with its keys as steps, or as its count, for damage).
+    package static let formatVersion = 20
     /// The oldest format a store opened read-only is searched in as it is: a format 5 store's domains are found
     /// through the metadata tier and a format 5 to 7 store's keywords through every tier (`TermLookup.resolved`);
     /// the lookups of posting rows read format 4 to 6's key order (text, segment) as well as format 7's.
@@ -135,6 +137,8 @@ package final class IndexStore: Sendable {
     /// The items whose prefix-list changes are pending, and the items' state they were read in (`pendingItems`).
     let pendingCache = Mutex<(state: Int64, items: [PendingPrefixes.PendingItem])?>(nil)
     let closed = Mutex(false)
+    /// Slices of free pages the maintenance released (`releaseFreePages`; for tests).
+    let pagesReleased = Atomic<Int>(0)
     /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
     let walLost = Atomic<Bool>(false)
     /// How many write transactions this object has run (tests: a read must never start one).
@@ -202,6 +206,12 @@ package final class IndexStore: Sendable {
         let checkpointer = self.checkpointer
         config.prepareDatabase { db in
             guard !readOnly else { return }
+            // A new file (no page yet) gives its free pages back to the file system when the maintenance asks
+            // (`releaseFreePages`). SQLite takes this only before the file's first page is written: before GRDB
+            // switches it to WAL, and before any table.
+            if !db.configuration.readonly, try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            }
             // FULL: a committed batch survives power loss, not only a crash of the process. (Set here for every
             // connection, and again on the writer once the pool is open: see below.)
             try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -486,6 +496,16 @@ package final class IndexStore: Sendable {
                     EngineLog.logger.notice("""
                         upgraded the index at \(url.path) from format \(version) to 19: the blocks of records written \
                         from now on are laid out by attribute (the blocks here stay as they are)
+                        """)
+                }
+                if version <= 19 {
+                    // Nothing to rewrite: format 20 reads every prefix list of 19, and writes lists with their keys
+                    // as steps, and small complete ones as their count (`PrefixLists.encode`), where 19 cannot read
+                    // them.
+                    try db.execute(sql: "UPDATE meta SET value = 20 WHERE key = 'formatVersion'")
+                    EngineLog.logger.notice("""
+                        upgraded the index at \(url.path) from format \(version) to 20: the prefix lists written from \
+                        now on are smaller (the lists here stay as they are until they change)
                         """)
                 }
                 try db.execute(sql: PrefixLists.longPrefixIndexSQL)

@@ -217,11 +217,42 @@ extension IndexStore {
                 }
             }
         }
-        if !closed.withLock({ $0 }), listsPending || !maintenance.notes.withLock({ $0.isEmpty }) {
-            let wait = deferLists || yielded ? max(Self.listPause - checkpointer.secondsSinceLastCommit, 0) + 0.01 : 0
-            scheduleMaintenanceIfNeeded(segmentsChanged: listsPending, after: wait)
+        // Last, free pages go back to the file system, once writes have paused (a run again after the pause).
+        var pagesPending = false
+        if !closed.withLock({ $0 }) { pagesPending = try !releaseFreePages(waitingForPause: listsWaitForPause) }
+        if !closed.withLock({ $0 }), listsPending || pagesPending || !maintenance.notes.withLock({ $0.isEmpty }) {
+            let wait = deferLists || yielded || pagesPending ? max(Self.listPause - checkpointer.secondsSinceLastCommit, 0) + 0.01 : 0
+            scheduleMaintenanceIfNeeded(segmentsChanged: listsPending || pagesPending, after: wait)
         }
         return merges
+    }
+
+    /// Free pages a store keeps (a megabyte): fewer are not worth a write transaction.
+    static let freePagesKept = 256
+    /// Free pages released per write transaction (4 MB): a write that comes meanwhile waits for one slice.
+    static let releaseSlice = 1_024
+
+    /// Gives the store's free pages back to the file system, a slice per write transaction (SQLite's
+    /// `incremental_vacuum`: pages from the end of the file move into free ones, and the checkpoint truncates the
+    /// file). Merges, refilled lists and deletes free pages that SQLite otherwise keeps for later writes: after
+    /// a bulk load of both corpora, 1.5 MB. Only stores made since format 20 can (`auto_vacuum = INCREMENTAL`,
+    /// which SQLite sets only on a file without tables: `IndexStore.init`); older ones keep their free pages, as
+    /// they did. Returns whether none is left to release; with `waitingForPause`, stops (false) while writes go on.
+    func releaseFreePages(waitingForPause: Bool) throws -> Bool {
+        guard try read({ try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") }) == 2 else { return true }
+        var first = true
+        while !closed.withLock({ $0 }) {
+            let free = try read { try Int.fetchOne($0, sql: "PRAGMA freelist_count") ?? 0 }
+            guard free >= (first ? Self.freePagesKept : 1) else { return true }
+            // (A slice's own commit is no write: only writes that wait stop the slices after the first.)
+            guard !waitingForPause || (first ? writesPaused : durableWritesInFlight.load(ordering: .relaxed) == 0) else { return false }
+            first = false
+            try mapped {
+                try writeTransaction(durable: false) { try $0.execute(sql: "PRAGMA incremental_vacuum(\(Self.releaseSlice))") }
+            }
+            pagesReleased.add(1, ordering: .relaxed)
+        }
+        return true
     }
 
     /// Whether this process's writes have paused: none waits for the writer or runs, and the last commit is

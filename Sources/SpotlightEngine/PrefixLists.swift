@@ -10,7 +10,8 @@ import Synchronization
 /// its name can add when that match is in the name (`namePoints`) + its `rankingHint` points + its `lastUsedDate`
 /// recency points when the key was computed. Recency only decays, so a key is an upper bound of the item's score
 /// for the prefix (engagement aside). A list is *complete* while it holds
-/// every matching item.
+/// every matching item; since format 20 a complete list is stored as its count alone (`countsCompleteLists`), and
+/// a search for its prefix ranks every match.
 ///
 /// - Prefixes of 1 to `eagerPrefixLength` characters have lists from the first write.
 /// - Longer prefixes (up to `maxPrefixLength`) get a list the first time a search for one finds more than
@@ -160,7 +161,10 @@ enum PrefixLists {
         /// prefix made an insertion per item and prefix (a Debian item leaves ~150 lists): a third of an update's
         /// time on the transaction's thread (Debian's churn, perf).
         var removedItems: Set<Int64> = []
-        var removed: Set<UInt64> = []
+        /// How many of the removed items had each short prefix: a list stored as its count (`counted`) loses them
+        /// when the same change adds to it (an update takes its old version out of the count as it puts the new one
+        /// in).
+        var removed: [UInt64: Int] = [:]
         var removedLong: Set<String> = []
         /// The smallest item id `added` may hold (ids given in this transaction): an item below it is not there.
         private var smallestAdded = Int64.max
@@ -216,7 +220,7 @@ enum PrefixLists {
             let addedHere = item >= smallestAdded
             for (prefix, _) in points.short.entries {
                 if addedHere, added[prefix]?.remove(item) == true { continue }
-                removed.insert(prefix)
+                removed[prefix, default: 0] += 1
             }
             for prefix in points.long.keys {
                 if addedHere, addedLong[prefix]?.remove(item) == true { continue }
@@ -226,13 +230,24 @@ enum PrefixLists {
         }
 
         /// Every change by prefix text.
-        func byPrefix() -> [String: (added: Added?, removed: Set<Int64>?)] {
-            var result: [String: (added: Added?, removed: Set<Int64>?)] = [:]
-            for (key, value) in added { result[PrefixLists.shortPrefix(key), default: (nil, nil)].added = value }
-            for key in removed { result[PrefixLists.shortPrefix(key), default: (nil, nil)].removed = removedItems }
-            for (key, value) in addedLong { result[key, default: (nil, nil)].added = value }
-            for key in removedLong { result[key, default: (nil, nil)].removed = removedItems }
+        func byPrefix() -> [String: Change] {
+            var result: [String: Change] = [:]
+            for (key, value) in added { result[PrefixLists.shortPrefix(key), default: Change()].added = value }
+            for (key, count) in removed {
+                result[PrefixLists.shortPrefix(key), default: Change()].removed = removedItems
+                result[PrefixLists.shortPrefix(key), default: Change()].removedCount = count
+            }
+            for (key, value) in addedLong { result[key, default: Change()].added = value }
+            for key in removedLong { result[key, default: Change()].removed = removedItems }
             return result
+        }
+
+        /// One list's change: the best items added, the items that leave it (a set for every list), and how many
+        /// of those had the prefix (short prefixes; 0 for long ones, whose counts then only grow).
+        struct Change: Sendable {
+            var added: Added? = nil
+            var removed: Set<Int64>? = nil
+            var removedCount = 0
         }
     }
 
@@ -561,14 +576,14 @@ enum PrefixLists {
         """
 
     static func store(_ prefix: String, entries: [Entry], complete: Bool, db: Database) throws {
-        try db.execute(sql: upsertSQL,
-                       arguments: [prefix, complete, encode(entries)])
+        let row = encodeRow(entries, complete: complete)
+        try db.execute(sql: upsertSQL, arguments: [prefix, row.complete, row.data])
     }
 
     /// A list `apply` changes: its prefix, the change, and the list as stored (nil: none yet).
     fileprivate struct ListChange: Sendable {
         var prefix: String
-        var change: (added: Changes.Added?, removed: Set<Int64>?)
+        var change: Changes.Change
         var stored: [UInt8]?
         var complete: Bool
     }
@@ -607,12 +622,17 @@ enum PrefixLists {
         /// The merges when they were made on the transaction's thread.
         private let merged: [MergedList]
         private let now: Date
+        /// Lists stored as their count that this change takes past their capacity, by their index in `work`, built
+        /// from the store's last commit on other threads (`begin`'s `snapshot`).
+        private let snapshots: [Int: SnapshotRefill]
 
-        fileprivate init(work: [ListChange], parts: [Concurrently<[MergedList]>] = [], merged: [MergedList] = [], now: Date) {
+        fileprivate init(work: [ListChange], parts: [Concurrently<[MergedList]>] = [], merged: [MergedList] = [], now: Date,
+                         snapshots: [Int: SnapshotRefill] = [:]) {
             self.work = work
             self.parts = parts
             self.merged = merged
             self.now = now
+            self.snapshots = snapshots
         }
 
         /// Waits for the merges, refills the lists that ran low from the postings (which hold the transaction's
@@ -622,12 +642,21 @@ enum PrefixLists {
             for part in parts.reversed() { _ = part.value() }
             let merged = parts.isEmpty ? self.merged : parts.flatMap { $0.value() }
             let write = try db.cachedStatement(sql: upsertSQL).sqliteStatement
-            for (list, var result) in zip(work, merged) {
+            for (index, (list, var result)) in zip(work, merged).enumerated() {
+                if result.needsRefill, let built = snapshots[index]?.value() {
+                    snapshotBuilds.add(1, ordering: .relaxed)
+                    // The list as of the last commit, merged with this change as a stored list is.
+                    var snapshot = list
+                    snapshot.stored = Array(encode(built.entries))
+                    snapshot.complete = built.complete
+                    result = PrefixLists.merged(snapshot)
+                    if result.encoded == nil, !result.needsRefill { result.encoded = encodeRow(built.entries, complete: built.complete).data }
+                }
                 if result.needsRefill {
                     let (entries, complete) = try refill(list.prefix, db: db, now: now)
-                    let before = list.stored.map { decode(Data($0)) }
-                    result.complete = complete
-                    result.encoded = before == nil || complete != list.complete || entries != before! ? encode(entries) : nil
+                    let row = encodeRow(entries, complete: complete)
+                    result.complete = row.complete
+                    result.encoded = list.stored.map({ Data($0) }) != row.data || complete != list.complete ? row.data : nil
                 }
                 // During a bulk load most lists of common prefixes are already full of better items: no write.
                 guard let encoded = result.encoded else { continue }
@@ -648,7 +677,15 @@ enum PrefixLists {
     /// meanwhile (the merges of PyPI's batches of 10,000 took the writer ~0.1 s, its frequencies another 0.07 s,
     /// one after the other with the second core mostly idle); on this thread otherwise. The refills and writes
     /// wait for `Application.finish`.
-    static func begin(_ changes: Changes, db: Database, now: Date = Date(), onEveryCore: Bool = false) throws -> Application {
+    ///
+    /// `snapshot`: reads the store's last commit on the calling thread (`IndexStore.read`), for a write that holds
+    /// the write lock. A list stored as its count that the change takes past its capacity must then be built from
+    /// the postings: from the last commit, on the pool's threads, while the transaction goes on (a bulk load takes
+    /// thousands of prefixes past it, and building them on the transaction's thread, from a catalogue lookup per
+    /// item, held up PyPI's load by 12 %); the change is then merged into it as into a stored list. Without it, or
+    /// when the read fails, such a list is refilled by `finish`, with the transaction's own items.
+    static func begin(_ changes: Changes, db: Database, now: Date = Date(), onEveryCore: Bool = false,
+                      snapshot: Snapshot? = nil) throws -> Application {
         guard !changes.isEmpty else { return Application(work: [], now: now) }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
         // Sorted, so that pages of the prefix table are read and written in order.
@@ -665,6 +702,11 @@ enum PrefixLists {
                 complete = try RawColumn.integer(h, 0) != 0
                 let count = Int(sqlite3_column_bytes(h, 1))
                 let bytes = UnsafeRawBufferPointer(start: count > 0 ? sqlite3_column_blob(h, 1) : nil, count: count)
+                // A list stored as its count keeps it when items only leave (`merged`).
+                if change.added == nil, storedCount(bytes) != nil {
+                    stays = true
+                    return
+                }
                 // Most of an item's prefixes have full, incomplete lists it is not good enough for: such a list is
                 // left as it is, checked on its bytes without decoding it (a single-item write offers ~100 prefixes).
                 if !complete, unchanged(bytes, removing: change.removed, adding: change.added) {
@@ -676,20 +718,97 @@ enum PrefixLists {
             if stays { continue }
             work.append(ListChange(prefix: prefix, change: change, stored: stored, complete: complete))
         }
+        var snapshots: [Int: SnapshotRefill] = [:]
+        if let snapshot {
+            let crossing = work.indices.filter { i in
+                guard let stored = work[i].stored, let count = storedCount(stored), let added = work[i].change.added else { return false }
+                return added.bestDropped != nil
+                    || max(0, count - work[i].change.removedCount) + added.entries.count > capacity(of: work[i].prefix)
+            }
+            for part in stride(from: 0, to: crossing.count, by: snapshotPart) {
+                let indices = Array(crossing[part..<min(crossing.count, part + snapshotPart)])
+                let prefixes = indices.map { work[$0].prefix }
+                let refill = SnapshotRefill.Batch {
+                    try snapshot { db in try prefixes.map { prefix -> (entries: [Entry], complete: Bool) in
+                        let (entries, complete) = try Self.refill(prefix, db: db, now: now)
+                        return (entries, complete)
+                    } }
+                }
+                for (n, i) in indices.enumerated() { snapshots[i] = SnapshotRefill(batch: refill, position: n) }
+            }
+        }
         if !onEveryCore || work.count < parallelMerges {
-            return Application(work: work, merged: work.map(Self.merged), now: now)
+            return Application(work: work, merged: work.map(Self.merged), now: now, snapshots: snapshots)
         }
         parallelApplies.add(1, ordering: .relaxed)
         let parts = stride(from: 0, to: work.count, by: parallelPart).map { [work] start in
             Concurrently { work[start..<min(work.count, start + parallelPart)].map(Self.merged) }
         }
-        return Application(work: work, parts: parts, now: now)
+        return Application(work: work, parts: parts, now: now, snapshots: snapshots)
+    }
+
+    /// Lists built from the store's last commit (`begin`'s `snapshot`).
+    typealias SnapshotLists = [(entries: [Entry], complete: Bool)]
+    /// Runs a read of the store's last commit (`begin`'s `snapshot`).
+    typealias Snapshot = @Sendable (_ body: (Database) throws -> SnapshotLists) throws -> SnapshotLists
+
+    /// How many lists a write built from the last commit (`begin`'s `snapshot`; for tests).
+    static let snapshotBuilds = Atomic<Int>(0)
+
+    /// Lists built from the last commit per read (`begin`'s `snapshot`).
+    static let snapshotPart = 16
+
+    /// One list built from the store's last commit on a pool thread (`begin`'s `snapshot`): a position in a batch.
+    struct SnapshotRefill: Sendable {
+        /// Lists built by one read, on a thread of libdispatch's pool: never on the waiting thread, which is the
+        /// writer's (a read there is a reentrant database access).
+        final class Batch: Sendable {
+            private let done = DispatchSemaphore(value: 0)
+            private let result = Mutex<SnapshotLists?>(nil)
+
+            init(_ work: @escaping @Sendable () throws -> SnapshotLists) {
+                DispatchQueue.global(qos: .userInitiated).async { [self] in
+                    let value = try? work()
+                    result.withLock { $0 = value }
+                    done.signal()
+                }
+            }
+
+            /// The lists, or nil when the read failed.
+            func value() -> SnapshotLists? {
+                done.wait()
+                done.signal()
+                return result.withLock { $0 }
+            }
+        }
+
+        let batch: Batch
+        let position: Int
+
+        func value() -> (entries: [Entry], complete: Bool)? {
+            guard let lists = batch.value(), position < lists.count else { return nil }
+            return lists[position]
+        }
     }
 
     /// A list merged with its change (apart from the database, on any thread): items removed, items added that
     /// the list takes, cut to its capacity; encoded unless it must be refilled from the postings.
     private static func merged(_ list: ListChange) -> MergedList {
         let change = list.change
+        if let stored = list.stored, let count = storedCount(stored) {
+            // A complete list stored as its count: removals alone leave the count (an upper bound), additions add to
+            // it, less the removals that came with them; past the list's capacity, or with items left out, the
+            // list is built from the postings.
+            guard let added = change.added, !added.entries.isEmpty || added.bestDropped != nil else {
+                return MergedList(complete: true, needsRefill: false, encoded: nil)
+            }
+            // (An update's old version leaves the count as its new one comes in.)
+            let left = max(0, count - change.removedCount)
+            if added.bestDropped == nil, left + added.entries.count <= capacity(of: list.prefix) {
+                return MergedList(complete: true, needsRefill: false, encoded: counted(left + added.entries.count))
+            }
+            return MergedList(complete: false, needsRefill: true, encoded: nil)
+        }
         var entries = list.stored.map { stored in stored.withUnsafeBytes { decode($0) } } ?? []
         var complete = list.complete
         let before = entries
@@ -735,8 +854,11 @@ enum PrefixLists {
         if !complete, entries.count < capacity / 2 {
             return MergedList(complete: false, needsRefill: true, encoded: nil)
         }
+        // (A list in format 5's layout is written again only when it changes; one that is to be stored as its
+        // count always is, since it holds entries.)
         let differs = list.stored == nil || complete != list.complete || entries != before
-        return MergedList(complete: complete, needsRefill: false, encoded: differs ? encode(entries) : nil)
+            || (complete && countsCompleteLists.load(ordering: .relaxed))
+        return MergedList(complete: complete, needsRefill: false, encoded: differs ? encodeRow(entries, complete: complete).data : nil)
     }
 
     /// Whether an incomplete list stays as it is: it holds none of `removed`, and none of `added` precedes its last
@@ -751,29 +873,23 @@ enum PrefixLists {
 
     static func unchanged(_ raw: UnsafeRawBufferPointer, removing removed: Set<Int64>?, adding added: Changes.Added?) -> Bool {
         if let added, added.bestDropped != nil { return false }
-        var offset = 0
-        var uidLength: UInt64 = 0
+        var reader = EntryReader(raw)
+        // (A list stored as its count is complete: never asked.)
+        guard reader.isList else { return false }
         var lastKey: Double? = nil
         // A single write removes one item (its old version) from each list: compared directly, not hashed for
         // each of a list's entries.
         let few = (removed?.count ?? 0) <= 8 ? Array(removed ?? []) : nil
-        func varint() -> UInt64? { try? PostingCodec.Reader.varint(raw, &offset) }
-        while offset < raw.count {
+        while !reader.atEnd {
             // The same checks as `forEachEncoded`: damage reads as a changed list (which is then decoded as far
             // as it is whole), never a trap.
-            guard let item = varint(), offset + 8 <= raw.count else { return false }
-            let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-            guard let shared = varint(), shared <= uidLength, let length = varint(),
-                  length <= UInt64(raw.count - offset) else { return false }
-            offset += Int(length)
-            uidLength = shared + length
+            guard let (item, key) = reader.skipping() else { return false }
             if let few {
-                for r in few where r == Int64(bitPattern: item) { return false }
-            } else if let removed, removed.contains(Int64(bitPattern: item)) {
+                for r in few where r == item { return false }
+            } else if let removed, removed.contains(item) {
                 return false
             }
-            lastKey = Double(bitPattern: bits)
+            lastKey = key
         }
         guard let added, !added.entries.isEmpty else { return true }
         // An empty incomplete list takes anything (it is refilled anyway).
@@ -831,31 +947,51 @@ enum PrefixLists {
         return (best.entries.sorted(by: Entry.precedes), found <= capacity)
     }
 
-    /// The list of a prefix: its entries (best first) and whether it holds every matching item; nil if none.
+    /// The list of a prefix: its entries (best first) and whether it holds every matching item; nil if none, or
+    /// when it is stored as its count (a complete list, `countsCompleteLists`: the search ranks every match, as
+    /// without a list).
     static func list(_ prefix: String, db: Database) throws -> (entries: [Entry], complete: Bool)? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?"),
                                          arguments: [prefix]) else { return nil }
-        return (decode(try row.stored(1)), try row.stored(0))
+        let data: Data = try row.stored(1)
+        if data.withUnsafeBytes({ storedCount($0) }) != nil { return nil }
+        return (decode(data), try row.stored(0))
     }
 
-    /// Entries as bytes (format 5): per entry the item id (LEB128 varint), the key's bits (8, little-endian), then
-    /// the identifier as the number of leading bytes it shares with the previous entry's (varint), the number of
-    /// bytes that follow (varint) and those bytes. Identifiers of one app mostly share a start (`debian:`,
-    /// `pypi:`, a scheme and host): a list takes about two-thirds of format 4's bytes (a fixed 18 bytes per entry
-    /// and the whole identifier), which paid ~40 % of a million items' index for lists.
+    /// Entries as bytes. Since format 20 (`encode`): a 0 byte and `listTag`, then per entry the item id (LEB128
+    /// varint), the key (the first entry's as 8 bytes, little-endian; each later one as a varint, how far it lies
+    /// below the one before in `orderedBits`' order), then the identifier as the number of leading bytes it shares
+    /// with the previous entry's (varint), the number of bytes that follow (varint) and those bytes. Entries go
+    /// best first, so a key is a small step below the one before: with PyPI's keys (word and name points, no hint
+    /// or recency) most steps are 0 and take a byte, where the key's bits took 8 (6.0 → 1.7 MB of PyPI's lists).
+    /// Format 5 to 19 wrote no leading byte and every key as 8 bytes: item ids start at 1, so such a list never
+    /// starts with 0, and it is read as it is. Identifiers of one app mostly share a start (`debian:`, `pypi:`,
+    /// a scheme and host): a list takes about two-thirds of format 4's bytes (a fixed 18 bytes per entry and the
+    /// whole identifier), which paid ~40 % of a million items' index for lists.
+    ///
+    /// A complete list is stored as its count alone (`encodeRow`): a 0 byte,
+    /// `countedTag` and the count (varint).
     static func encode(_ entries: [Entry]) -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(entries.count * 24)
+        var bytes: [UInt8] = [0, listTag]
+        bytes.reserveCapacity(2 + entries.count * 18)
         // (Identifiers are compared and copied in place: an array of each one's bytes was most of a bulk load's
         // list encoding.)
         var previous = ""
+        var previousKey: UInt64? = nil
         for e in entries {
             ValueCodec.writeVarint(UInt64(bitPattern: e.item), to: &bytes)
-            var bits = e.key.bitPattern
-            for _ in 0..<8 {
-                bytes.append(UInt8(truncatingIfNeeded: bits))
-                bits >>= 8
+            let key = orderedBits(e.key)
+            if let previousKey {
+                // (Wrapping: keys out of order, which a list never has, still come back as they were.)
+                ValueCodec.writeVarint(previousKey &- key, to: &bytes)
+            } else {
+                var bits = key
+                for _ in 0..<8 {
+                    bytes.append(UInt8(truncatingIfNeeded: bits))
+                    bits >>= 8
+                }
             }
+            previousKey = key
             var uid = e.uid
             uid.withUTF8 { uid in
                 previous.withUTF8 { previous in
@@ -872,6 +1008,63 @@ enum PrefixLists {
         return Data(bytes)
     }
 
+    /// The tag after a list's leading 0 byte: entries follow (format 20).
+    static let listTag: UInt8 = 0
+    /// The tag after a list's leading 0 byte: only the count of a complete list follows (format 20).
+    static let countedTag: UInt8 = 1
+
+    /// Whether a complete list is stored as its count alone (format 20): a search for its prefix ranks every
+    /// match (at most the list's capacity of items, found through the segments' dictionaries), as it does for a
+    /// prefix with no list, and writes only count what they add. PyPI's 23,548 complete three-letter lists held
+    /// 4.9 MB of its 9.1 MB of three-letter lists, and its complete one- and two-letter lists another 3.1 MB. A
+    /// write that takes a count past the list's capacity (or that leaves items out) builds the list from the
+    /// postings (`refill`). A change that only removes items leaves a count as it is (a write would otherwise
+    /// rewrite the count of every prefix of a deleted item's words); one that also adds takes its removed items
+    /// with the prefix off (an update takes its old version out as it puts the new one in: without it, each round
+    /// of churn took counts past their capacity and built those lists again). A count is an upper bound but for
+    /// an item removed twice (a pending delete applied after a list was built without it): either way a search
+    /// ranks every match of a counted prefix, so a wrong count costs time, never a result. Tests that read the
+    /// entries of small lists turn it off (`withWholeLists`).
+    static let countsCompleteLists = Atomic<Bool>(true)
+
+    /// A list as a row: its `complete` column and its bytes; a complete list is stored as its count alone.
+    static func encodeRow(_ entries: [Entry], complete: Bool) -> (complete: Bool, data: Data) {
+        complete && countsCompleteLists.load(ordering: .relaxed) ? (true, counted(entries.count)) : (complete, encode(entries))
+    }
+
+    /// The bytes of a complete list stored as its count.
+    static func counted(_ count: Int) -> Data {
+        var bytes: [UInt8] = [0, countedTag]
+        ValueCodec.writeVarint(UInt64(count), to: &bytes)
+        return Data(bytes)
+    }
+
+    /// The count of a list stored as its count alone (`counted`); nil for a list of entries.
+    static func storedCount(_ raw: UnsafeRawBufferPointer) -> Int? {
+        guard raw.count >= 2, raw[0] == 0, raw[1] == countedTag else { return nil }
+        var offset = 2
+        // (Damage reads as a count past every capacity: the next write that adds to it builds the list.)
+        guard let count = try? PostingCodec.Reader.varint(raw, &offset) else { return Int(UInt32.max) }
+        return Int(min(count, UInt64(Int.max)))
+    }
+
+    static func storedCount(_ data: [UInt8]) -> Int? {
+        data.withUnsafeBytes { storedCount($0) }
+    }
+
+    /// A key's bits in an order that follows the keys' (`-1 < 0 < 1`): positive numbers with the sign bit set,
+    /// negative ones with every bit flipped.
+    @inline(__always)
+    static func orderedBits(_ key: Double) -> UInt64 {
+        let bits = key.bitPattern
+        return bits >> 63 == 0 ? bits | (1 << 63) : ~bits
+    }
+
+    @inline(__always)
+    static func key(orderedBits bits: UInt64) -> Double {
+        Double(bitPattern: bits >> 63 == 1 ? bits & ~(1 << 63) : ~bits)
+    }
+
     static func decode(_ data: Data) -> [Entry] {
         data.withUnsafeBytes { decode($0) }
     }
@@ -886,27 +1079,98 @@ enum PrefixLists {
     }
 
     /// Calls `body` with each encoded entry (its identifier's bytes as an array: one buffer reused from entry to
-    /// entry, so an array kept past the call is copied, never changed under its holder), until it returns false. Returns false when `body` stopped it or the bytes are not a whole list (they end inside an entry, an
-    /// identifier claims more shared bytes than the previous one has, a varint runs past 64 bits): damage reads as
-    /// a list cut short, never a trap.
+    /// entry, so an array kept past the call is copied, never changed under its holder), until it returns false.
+    /// A list stored as its count has none. Returns false when `body` stopped it or the bytes are not a whole list
+    /// (they end inside an entry, an identifier claims more shared bytes than the previous one has, a varint runs
+    /// past 64 bits, an unknown tag): damage reads as a list cut short, never a trap.
     @discardableResult
     static func forEachEncoded(_ raw: UnsafeRawBufferPointer,
                                _ body: (Int64, Double, [UInt8]) -> Bool) -> Bool {
-        var offset = 0
+        var reader = EntryReader(raw)
+        guard reader.isList else { return reader.isCounted }
         var uid: [UInt8] = []
-        func varint() -> UInt64? { try? PostingCodec.Reader.varint(raw, &offset) }
-        while offset < raw.count {
-            guard let item = varint(), offset + 8 <= raw.count else { return false }
-            let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-            guard let shared = varint(), shared <= UInt64(uid.count), let length = varint(),
-                  length <= UInt64(raw.count - offset) else { return false }
+        while !reader.atEnd {
+            guard let (item, key) = reader.next(uid: &uid) else { return false }
+            guard body(item, key, uid) else { return false }
+        }
+        return true
+    }
+
+    /// Reads encoded entries in place, in either format (5 or 20); `next` returns nil on damage.
+    struct EntryReader {
+        let raw: UnsafeRawBufferPointer
+        var offset = 0
+        /// Whether the list is in format 20's layout (keys as steps).
+        let steps: Bool
+        /// Whether the bytes are a list of entries (not a count, not an unknown tag).
+        let isList: Bool
+        let isCounted: Bool
+        private var previousKey: UInt64? = nil
+        /// The length of the previous entry's identifier.
+        private(set) var uidLength: UInt64 = 0
+
+        init(_ raw: UnsafeRawBufferPointer) {
+            self.raw = raw
+            if raw.count >= 1, raw[0] == 0 {
+                steps = true
+                isCounted = raw.count >= 2 && raw[1] == PrefixLists.countedTag
+                isList = raw.count >= 2 && raw[1] == PrefixLists.listTag
+                offset = 2
+            } else {
+                steps = false
+                isCounted = false
+                isList = true
+            }
+        }
+
+        var atEnd: Bool { offset >= raw.count }
+
+        @inline(__always)
+        private mutating func varint() -> UInt64? { try? PostingCodec.Reader.varint(raw, &offset) }
+
+        /// The next entry's item and key, stepping over its identifier's bytes (`uidLength` is its length).
+        @inline(__always)
+        mutating func skipping() -> (item: Int64, key: Double)? {
+            guard let (item, key, _, length) = head() else { return nil }
+            offset += Int(length)
+            return (item, key)
+        }
+
+        /// The next entry, its identifier rebuilt in `uid` (the previous entry's identifier on entry).
+        mutating func next(uid: inout [UInt8]) -> (item: Int64, key: Double)? {
+            guard let (item, key, shared, length) = head(), shared <= UInt64(uid.count) else { return nil }
             uid.removeLast(uid.count - Int(shared))
             uid.append(contentsOf: raw[offset..<(offset + Int(length))])
             offset += Int(length)
-            guard body(Int64(bitPattern: item), Double(bitPattern: bits), uid) else { return false }
+            return (item, key)
         }
-        return true
+
+        /// An entry up to its identifier's new bytes: item, key, shared and new lengths.
+        @inline(__always)
+        private mutating func head() -> (Int64, Double, UInt64, UInt64)? {
+            guard let item = varint() else { return nil }
+            let key: Double
+            if steps, let previousKey {
+                guard let step = varint() else { return nil }
+                let bits = previousKey &- step
+                self.previousKey = bits
+                key = PrefixLists.key(orderedBits: bits)
+            } else {
+                guard offset + 8 <= raw.count else { return nil }
+                let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                offset += 8
+                if steps {
+                    previousKey = bits
+                    key = PrefixLists.key(orderedBits: bits)
+                } else {
+                    key = Double(bitPattern: bits)
+                }
+            }
+            guard let shared = varint(), shared <= uidLength, let length = varint(),
+                  length <= UInt64(raw.count - offset) else { return nil }
+            uidLength = shared + length
+            return (Int64(bitPattern: item), key, shared, length)
+        }
     }
 
     /// A list as format 4 wrote it (per entry the item id (8), the key's bits (8), the identifier's UTF-8 length (2)

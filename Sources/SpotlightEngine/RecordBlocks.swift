@@ -377,18 +377,21 @@ enum RecordBlocks {
     /// So the records of a run of closed blocks (consecutive, `pack`) are cut again into rows of about `rowTarget`
     /// bytes: each row takes the records that the bytes of the rows before it suggest, is compressed, and is
     /// compressed again with fewer records if it came out above `rowLimit`, or with more if it came out below
-    /// `rowLow`. The target sits below the middle of that band: a row compressed twice costs more than a few bytes
-    /// of a page left empty (aimed at 1,930 bytes, PyPI's bulk load took 3 % more CPU than with 4 KB blocks; at
-    /// 1,880, 1 %). The first guess of a write comes from the store's writes before it (`RowSizing`). PyPI's record
-    /// blocks: 81.5 → 71 MB with the initials in the section (format 17; BENCHMARKS.md, 2026-12-06).
+    /// `rowLow`. The first guess of a write comes from the store's writes before it (`RowSizing`). PyPI's record
+    /// blocks: 81.5 → 71 MB with the initials in the section (format 17; BENCHMARKS.md, 2026-12-06). Aimed at 1,880
+    /// bytes with rows from 1,700 (until 2026-12-07), both corpora's pages left 7.4 MB empty (9.7 %); aimed at
+    /// 1,950 from 1,880, 5.3 MB, for a bulk load within the noise of alternating runs (a row compressed twice
+    /// costs more than a few bytes of a page left empty: aimed at 1,930 from 1,700, PyPI's load took 3 % more CPU
+    /// than with 4 KB blocks, at 1,880 1 %). A third try, halfway, for rows still below the band, gave back only
+    /// 0.15 MB more.
     ///
     /// Why two rows a page and not one: reading a record decompresses its whole block, and the records of a
     /// search's hits are read one block each. Rows of a page each (3,850 bytes, ~16 KB of plain records) made
     /// PyPI's records 4 MB smaller still, but a search's p50 0.85 → 1.03 ms; two a page (~8 KB), 0.95 ms. Halving
     /// the rows that spilled, instead of compressing them again, left rows of 2.1 KB that could not share a page
     /// (18 % of the pages empty).
-    static let rowTarget = 1_880
-    static let rowLow = 1_700
+    static let rowTarget = 1_950
+    static let rowLow = 1_880
     static let rowLimit = 2_020
     /// What a row holds besides its frame and raw fields: its record header and integer columns.
     static let rowOverhead = 24

@@ -530,13 +530,17 @@ package final class PackedSegment: Sendable {
         return out
     }
 
-    private static let cache = Mutex<[Int64: PackedSegment]>([:])
+    /// Decoded segments by token, with the file of their store.
+    private static let cache = Mutex<[Int64: (segment: PackedSegment, store: String)]>([:])
+    /// Past this many segments, those the reading store no longer has are dropped, and those of other stores
+    /// too (read again when needed).
+    static let cacheBound = 4_096
 
     /// The packed segments `db` sees, decoded (from the cache when another search already did).
     static func current(_ db: Database) throws -> [PackedSegment] {
         let tokens = try Int64.fetchAll(db.cachedStatement(sql: "SELECT token FROM segment WHERE packed IS NOT NULL"))
         if tokens.isEmpty { return [] }
-        let cached = cache.withLock { cache in tokens.map { cache[$0] } }
+        let cached = cache.withLock { cache in tokens.map { cache[$0]?.segment } }
         var result: [PackedSegment] = []
         var built: [Int64: PackedSegment] = [:]
         for (token, segment) in zip(tokens, cached) {
@@ -549,13 +553,15 @@ package final class PackedSegment: Sendable {
             }
         }
         if !built.isEmpty {
+            let store = String(cString: sqlite3_db_filename(db.sqliteConnection, "main"))
+            let keep = Set(tokens)
             cache.withLock { cache in
-                // Bounded: segments merged away (in any store) are forgotten once the cache fills up.
-                if cache.count + built.count > 4_096 {
-                    let keep = Set(tokens)
-                    cache = cache.filter { keep.contains($0.key) }
-                }
-                cache.merge(built) { a, _ in a }
+                // The segments this store merged away are forgotten when it has new ones (a bulk load makes and
+                // merges away hundreds, which list builds read: kept until 4,096, they held 150 MB after a load of
+                // both corpora); those of any store once the cache fills up.
+                let full = cache.count + built.count > Self.cacheBound
+                cache = cache.filter { keep.contains($0.key) || (!full && $0.value.store != store) }
+                cache.merge(built.mapValues { ($0, store) }) { a, _ in a }
             }
         }
         return result

@@ -117,17 +117,54 @@ final class CheckpointTests: XCTestCase {
         let url = directory.appendingPathComponent("bulk.sqlite")
         let store = try IndexStore(url: url)
         defer { try? store.close() }
-        try store.apply(randomItems(3_000, named: "bulk-").map { .upsert($0) })
+        try store.apply(randomItems(12_000, named: "bulk-").map { .upsert($0) })
         XCTAssertGreaterThan(size(url.path + "-wal"), Int64(IndexStore.walSizeLimit),
                              "one transaction larger than the limit (else this test shows nothing)")
         store.waitUntilSettled()
         XCTAssertEqual(size(url.path + "-wal"), 0, "the idle checkpoint emptied the WAL")
-        XCTAssertEqual(try store.count(now: Date()), 3_000)
+        XCTAssertEqual(try store.count(now: Date()), 12_000)
         // A copy of the main file alone holds every item: nothing was left behind in the WAL.
         let copy = directory.appendingPathComponent("copy.sqlite")
         try FileManager.default.copyItem(at: url, to: copy)
         let reopened = try IndexStore(url: copy)
         defer { try? reopened.close() }
-        XCTAssertEqual(try reopened.count(now: Date()), 3_000)
+        XCTAssertEqual(try reopened.count(now: Date()), 12_000)
+    }
+
+    /// A store made since format 20 gives its free pages back to the file system (`IndexStore.releaseFreePages`):
+    /// deleting most of its items shrinks the file once the maintenance has run and the WAL is checkpointed, and
+    /// every item left reads back. A store made before (no `auto_vacuum`) keeps its free pages, as it did.
+    func testFreePagesGoBackToTheFileSystem() throws {
+        let url = directory.appendingPathComponent("shrink.sqlite")
+        let store = try IndexStore(url: url)
+        defer { try? store.close() }
+        XCTAssertEqual(try store.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") }, 2, "incremental")
+        let items = randomItems(3_000, named: "v-")
+        try store.apply(items.map { .upsert($0) })
+        try store.performMaintenance()
+        store.waitUntilSettled()
+        let full = size(url.path)
+        try store.apply(items.dropFirst(300).map { .delete(identifiers: [$0.uniqueIdentifier]) })
+        let released = store.pagesReleased.load(ordering: .relaxed)
+        try store.performMaintenance()
+        store.waitUntilSettled()
+        XCTAssertGreaterThan(store.pagesReleased.load(ordering: .relaxed), released)
+        XCTAssertLessThan(try XCTUnwrap(store.read { try Int.fetchOne($0, sql: "PRAGMA freelist_count") }), IndexStore.freePagesKept)
+        XCTAssertLessThan(size(url.path), full * 6 / 10, "the file shrank (\(full) bytes before)")
+        XCTAssertEqual(try store.count(now: Date()), 300)
+        for item in items.prefix(300) { XCTAssertEqual(try store.item(withIdentifier: item.uniqueIdentifier), item) }
+        try store.checkIntegrity()
+
+        // A file SQLite made before (a table already there): no auto_vacuum, and nothing released.
+        let oldURL = directory.appendingPathComponent("old.sqlite")
+        try DatabaseQueue(path: oldURL.path).write { try $0.execute(sql: "CREATE TABLE unrelated(x)") }
+        let old = try IndexStore(url: oldURL)
+        defer { try? old.close() }
+        XCTAssertEqual(try old.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") }, 0)
+        try old.apply(items.prefix(1_000).map { .upsert($0) })
+        try old.apply(items.prefix(900).map { .delete(identifiers: [$0.uniqueIdentifier]) })
+        try old.performMaintenance()
+        XCTAssertEqual(old.pagesReleased.load(ordering: .relaxed), 0)
+        XCTAssertEqual(try old.count(now: Date()), 100)
     }
 }

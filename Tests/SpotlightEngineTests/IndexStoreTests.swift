@@ -487,9 +487,12 @@ final class IndexStoreTests: XCTestCase {
         // 200 items whose titles start with "r", ranking hints 0…199 % 100.
         let all: [Hinted] = (0..<200).map { Hinted(id: String(format: "r%03d", $0), hint: $0 % 100) }
         try store.apply(all.map { .upsert(item($0.id, title: "rx" + $0.id, hint: $0.hint)) }, now: now)
-        // (One- and two-letter lists keep more entries than longer ones: "rxr" is the truncated one here.)
-        XCTAssertEqual(try XCTUnwrap(store.read { try PrefixLists.list("r", db: $0) }).entries.count, 200)
-        XCTAssertEqual(try XCTUnwrap(store.read { try PrefixLists.list("rx", db: $0) }).entries.count, 200)
+        // (One- and two-letter lists keep more entries than longer ones: "rxr" is the truncated one here; "r" and
+        // "rx" hold every item, complete lists stored as their count.)
+        for prefix in ["r", "rx"] {
+            let stored = try XCTUnwrap(store.read { try Data.fetchOne($0, sql: "SELECT entries FROM prefixTop WHERE prefix = ?", arguments: [prefix]) })
+            XCTAssertEqual(PrefixLists.storedCount(Array(stored)), 200, prefix)
+        }
         let list = try XCTUnwrap(store.read { try PrefixLists.list("rxr", db: $0) })
         XCTAssertFalse(list.complete)
         XCTAssertEqual(list.entries.count, PrefixLists.capacity)
@@ -504,9 +507,9 @@ final class IndexStoreTests: XCTestCase {
         let left = Self.byHint(all.filter { !deleted.contains($0.id) })
         XCTAssertEqual(try search("r"), Array(left.prefix(20)))
         XCTAssertEqual(try search("rxr"), Array(left.prefix(20)))
-        let refilled = try XCTUnwrap(store.read { try PrefixLists.list("rxr", db: $0) })
-        XCTAssertTrue(refilled.complete, "50 items left fit in the list")
-        XCTAssertEqual(refilled.entries.count, 50)
+        // 50 items left: a complete list, stored as its count (`PrefixLists.countsCompleteLists`).
+        let refilled = try XCTUnwrap(store.read { try Data.fetchOne($0, sql: "SELECT entries FROM prefixTop WHERE prefix = 'rxr'") })
+        XCTAssertEqual(PrefixLists.storedCount(Array(refilled)), 50)
         XCTAssertEqual(try search("r", limit: 0).count, 50)
         XCTAssertEqual(try search("rxr", limit: 0).count, 50)
     }
@@ -627,6 +630,8 @@ final class IndexStoreTests: XCTestCase {
     }
 
     func testTypoMatchesNeverComeFromPrefixLists() throws {
+        // (An empty list with its entries, as formats before 20 stored it.)
+        try withWholeLists {
         // 1,200 items match "controz" only through a typo: no list for "controz" may be made, and one that exists
         // (an older version made them) must not hide the typo matches.
         try store.apply((0..<1_200).map { .upsert(item("c\($0)", title: "control \($0)")) }, now: now)
@@ -637,12 +642,14 @@ final class IndexStoreTests: XCTestCase {
         XCTAssertEqual(try store.read { try PrefixLists.list("controz", db: $0) }?.entries.count, 0)
         XCTAssertEqual(try search("controz").count, 20, "an empty list of the typed prefix does not answer")
         XCTAssertEqual(try search("prnit").count, 0)
+        }
     }
 
     /// A list that changes is updated in place: its row keeps its rowid (an `INSERT OR REPLACE` appended it again
     /// under a new one, leaving a hole in its old page that only that page's rows could fill), and its content is
     /// the new one.
     func testAChangedListKeepsItsRow() throws {
+        try withWholeLists {
         try store.apply((0..<30).map { .upsert(item("k\($0)", title: "kettle \($0)")) }, now: now)
         try store.pool.write { try PrefixLists.create("ke", db: $0) }
         func row() throws -> (rowid: Int64, count: Int) {
@@ -657,6 +664,7 @@ final class IndexStoreTests: XCTestCase {
         let after = try row()
         XCTAssertEqual(after.count, 35)
         XCTAssertEqual(after.rowid, before.rowid, "updated in place")
+        }
     }
 
     /// A two-letter prefix under a filter that keeps a third of the items is answered from its list (256 entries:

@@ -187,6 +187,8 @@ final class PendingPrefixesTests: XCTestCase {
 
     /// More rows than `PendingPrefixes.limit` never wait: a small write past it updates the lists itself.
     func testSmallWritesPastTheLimitUpdateTheListsThemselves() throws {
+        // (Lists with their entries, to see the write's item in one.)
+        try withWholeLists {
         try store.apply([.upsert(item("a", title: "alpha"))], now: now)
         try store.pool.write { db in
             for i in 0..<PendingPrefixes.limit {
@@ -198,6 +200,7 @@ final class PendingPrefixesTests: XCTestCase {
         XCTAssertEqual(try pendingRows(), PendingPrefixes.limit + 1, "its own changes went to the lists")
         XCTAssertTrue(try listItems("alp").contains(itemID("b")))
         try assertListsAgree("past the limit")
+        }
     }
 
     func testAFormat8StoreIsSearchedAsItIsAndUpgradedForWriting() throws {

@@ -143,12 +143,19 @@ final class RecordColumnTests: XCTestCase {
         XCTAssertLessThan(read, 5_000, "most damage is found")
     }
 
-    /// A dictionary is trained on records laid out by attribute, a few together.
+    /// A dictionary is trained on records laid out by attribute, about a block's bytes together (at least about
+    /// 128 samples).
     func testADictionaryIsTrainedOnRecordsLaidOutByAttribute() throws {
         let records = Self.records(RecordDictionary.trainingMinimum + 24).map(\.plain)
-        let samples = RecordDictionary.trainingSamples(records)
-        XCTAssertEqual(samples.count, (records.count + RecordDictionary.trainingGroup - 1) / RecordDictionary.trainingGroup)
-        XCTAssertTrue(samples.allSatisfy { $0.first == 0 })
+        for set in [records, Array(repeating: records, count: 16).flatMap { $0 }] {
+            let samples = RecordDictionary.trainingSamples(set)
+            let bytes = set.reduce(0) { $0 + $1.count }
+            let target = min(RecordDictionary.trainingSampleBytes, bytes / 128)
+            XCTAssertGreaterThanOrEqual(samples.count, bytes / (target + set.map(\.count).max()!), "\(set.count) records")
+            XCTAssertLessThanOrEqual(samples.count, bytes / target + 1, "\(set.count) records")
+            XCTAssertTrue(samples.allSatisfy { $0.first == 0 })
+            XCTAssertGreaterThan(samples.reduce(0) { $0 + $1.count }, bytes / 2)
+        }
         let dictionary = try XCTUnwrap(RecordDictionary.train(samples: records))
         let plain = RecordBlocks.encode(Self.records())
         let frame = RecordBlocks.compressed(plain, dictionary: dictionary)

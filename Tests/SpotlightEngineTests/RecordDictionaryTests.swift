@@ -217,7 +217,8 @@ final class RecordDictionaryTests: XCTestCase {
         let url = directory.appendingPathComponent("format4.sqlite")
         let store = try IndexStore(url: url)
         let written = items(0..<300)
-        try withRowItems { try store.apply(written.map { .upsert($0) }) }
+        // (Lists with their entries, as format 4 kept them: this version stores complete ones as their count.)
+        try withWholeLists { try withRowItems { try store.apply(written.map { .upsert($0) }) } }
         // Made a format 4 store: no dictionary table, the prefix lists in a WITHOUT ROWID table and format 4's
         // encoding, the values under their attribute's name.
         let lists = try self.lists(store)

@@ -753,6 +753,8 @@ final class SegmentTests: XCTestCase {
     /// same transaction: the postings of the items that write added must be there by then (its segment is encoded
     /// on another core while the write goes on, and inserted before the lists are updated).
     func testAListRefilledByALargeWriteHoldsTheItemsThatWriteAdded() throws {
+        // (Lists with their entries, to read the refilled one's: `CountedListTests` covers counted ones.)
+        try withWholeLists {
         try store.apply((0..<200).map { .upsert(item("old\($0)", title: "zebra \($0)", hint: Double(200 - $0))) }, now: now)
         let before = try search("zeb", limit: 10)
         XCTAssertEqual(before, try search("zeb", limit: 10, lists: false))
@@ -769,6 +771,7 @@ final class SegmentTests: XCTestCase {
         let list = try XCTUnwrap(try store.read { try PrefixLists.list("zeb", db: $0) })
         XCTAssertTrue(list.complete, "refilled from the postings: all 30 fit")
         XCTAssertEqual(Set(list.entries.map(\.uid)), Set(withLists))
+        }
     }
 
     /// Single-item commits into full, incomplete lists, which a commit checks on their bytes and leaves alone when
