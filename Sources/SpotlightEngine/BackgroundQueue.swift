@@ -153,10 +153,15 @@ final class Concurrently<Value: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
     /// The work until a thread takes it (the pool's or `value()`'s caller), then the value once computed.
     private let state: Mutex<(work: (@Sendable () -> Value)?, value: Value?)>
+    /// Whether `value()` may compute the value on its caller's thread.
+    private let mayRunInline: Bool
 
-    /// `queue`: libdispatch's shared pool (tests pass another).
-    init(on queue: DispatchQueue = .global(qos: .userInitiated), _ work: @escaping @Sendable () -> Value) {
+    /// `queue`: libdispatch's shared pool (tests pass another). `mayRunInline` false: only the pool computes it
+    /// (work that reads the store, waited for by its writer's thread, where a read is a reentrant access).
+    init(on queue: DispatchQueue = .global(qos: .userInitiated), mayRunInline: Bool = true,
+         _ work: @escaping @Sendable () -> Value) {
         state = Mutex((work, nil))
+        self.mayRunInline = mayRunInline
         queue.async { [self] in run() }
     }
 
@@ -173,7 +178,7 @@ final class Concurrently<Value: Sendable>: Sendable {
 
     /// Waits for the value (any number of times, from any thread).
     func value() -> Value {
-        run()
+        if mayRunInline { run() }
         done.wait()
         done.signal()
         return state.withLock { $0.value! }

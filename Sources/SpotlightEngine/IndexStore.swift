@@ -139,6 +139,8 @@ package final class IndexStore: Sendable {
     let closed = Mutex(false)
     /// Slices of free pages the maintenance released (`releaseFreePages`; for tests).
     let pagesReleased = Atomic<Int>(0)
+    /// Whether the file gives its free pages back (`auto_vacuum = INCREMENTAL`), once `releaseFreePages` read it.
+    let incrementalVacuum = Mutex<Bool?>(nil)
     /// Set when a commit found the WAL file deleted (`writeTransaction`): `StoreRegistry` then reopens the store.
     let walLost = Atomic<Bool>(false)
     /// How many write transactions this object has run (tests: a read must never start one).

@@ -239,7 +239,13 @@ extension IndexStore {
     /// which SQLite sets only on a file without tables: `IndexStore.init`); older ones keep their free pages, as
     /// they did. Returns whether none is left to release; with `waitingForPause`, stops (false) while writes go on.
     func releaseFreePages(waitingForPause: Bool) throws -> Bool {
-        guard try read({ try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") }) == 2 else { return true }
+        // (Fixed for the file's life: read once.)
+        var releasable = incrementalVacuum.withLock { $0 }
+        if releasable == nil {
+            releasable = try read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 2
+            incrementalVacuum.withLock { $0 = releasable }
+        }
+        guard releasable == true else { return true }
         var first = true
         while !closed.withLock({ $0 }) {
             let free = try read { try Int.fetchOne($0, sql: "PRAGMA freelist_count") ?? 0 }

@@ -646,11 +646,8 @@ enum PrefixLists {
                 if result.needsRefill, let built = snapshots[index]?.value() {
                     snapshotBuilds.add(1, ordering: .relaxed)
                     // The list as of the last commit, merged with this change as a stored list is.
-                    var snapshot = list
-                    snapshot.stored = Array(encode(built.entries))
-                    snapshot.complete = built.complete
-                    result = PrefixLists.merged(snapshot)
-                    if result.encoded == nil, !result.needsRefill { result.encoded = encodeRow(built.entries, complete: built.complete).data }
+                    result = PrefixLists.merged(built.entries, complete: built.complete, change: list.change,
+                                                prefix: list.prefix, rowHoldsThem: false)
                 }
                 if result.needsRefill {
                     let (entries, complete) = try refill(list.prefix, db: db, now: now)
@@ -721,15 +718,14 @@ enum PrefixLists {
         var snapshots: [Int: SnapshotRefill] = [:]
         if let snapshot {
             let crossing = work.indices.filter { i in
-                guard let stored = work[i].stored, let count = storedCount(stored), let added = work[i].change.added else { return false }
-                return added.bestDropped != nil
-                    || max(0, count - work[i].change.removedCount) + added.entries.count > capacity(of: work[i].prefix)
+                guard let stored = work[i].stored, let count = storedCount(stored) else { return false }
+                return Self.count(count, after: work[i].change, prefix: work[i].prefix) == nil
             }
             for part in stride(from: 0, to: crossing.count, by: snapshotPart) {
                 let indices = Array(crossing[part..<min(crossing.count, part + snapshotPart)])
                 let prefixes = indices.map { work[$0].prefix }
-                let refill = SnapshotRefill.Batch {
-                    try snapshot { db in try prefixes.map { prefix -> (entries: [Entry], complete: Bool) in
+                let refill = Concurrently<SnapshotLists?>(mayRunInline: false) {
+                    try? snapshot { db in try prefixes.map { prefix -> (entries: [Entry], complete: Bool) in
                         let (entries, complete) = try Self.refill(prefix, db: db, now: now)
                         return (entries, complete)
                     } }
@@ -758,31 +754,10 @@ enum PrefixLists {
     /// Lists built from the last commit per read (`begin`'s `snapshot`).
     static let snapshotPart = 16
 
-    /// One list built from the store's last commit on a pool thread (`begin`'s `snapshot`): a position in a batch.
+    /// One list built from the store's last commit on a pool thread (`begin`'s `snapshot`): a position in a batch
+    /// of lists built by one read (nil when the read failed), never on the waiting thread, which is the writer's.
     struct SnapshotRefill: Sendable {
-        /// Lists built by one read, on a thread of libdispatch's pool: never on the waiting thread, which is the
-        /// writer's (a read there is a reentrant database access).
-        final class Batch: Sendable {
-            private let done = DispatchSemaphore(value: 0)
-            private let result = Mutex<SnapshotLists?>(nil)
-
-            init(_ work: @escaping @Sendable () throws -> SnapshotLists) {
-                DispatchQueue.global(qos: .userInitiated).async { [self] in
-                    let value = try? work()
-                    result.withLock { $0 = value }
-                    done.signal()
-                }
-            }
-
-            /// The lists, or nil when the read failed.
-            func value() -> SnapshotLists? {
-                done.wait()
-                done.signal()
-                return result.withLock { $0 }
-            }
-        }
-
-        let batch: Batch
+        let batch: Concurrently<SnapshotLists?>
         let position: Int
 
         func value() -> (entries: [Entry], complete: Bool)? {
@@ -794,23 +769,37 @@ enum PrefixLists {
     /// A list merged with its change (apart from the database, on any thread): items removed, items added that
     /// the list takes, cut to its capacity; encoded unless it must be refilled from the postings.
     private static func merged(_ list: ListChange) -> MergedList {
-        let change = list.change
         if let stored = list.stored, let count = storedCount(stored) {
-            // A complete list stored as its count: removals alone leave the count (an upper bound), additions add to
-            // it, less the removals that came with them; past the list's capacity, or with items left out, the
-            // list is built from the postings.
-            guard let added = change.added, !added.entries.isEmpty || added.bestDropped != nil else {
+            guard let added = list.change.added, !added.entries.isEmpty || added.bestDropped != nil else {
                 return MergedList(complete: true, needsRefill: false, encoded: nil)
             }
-            // (An update's old version leaves the count as its new one comes in.)
-            let left = max(0, count - change.removedCount)
-            if added.bestDropped == nil, left + added.entries.count <= capacity(of: list.prefix) {
-                return MergedList(complete: true, needsRefill: false, encoded: counted(left + added.entries.count))
+            guard let count = Self.count(count, after: list.change, prefix: list.prefix) else {
+                return MergedList(complete: false, needsRefill: true, encoded: nil)
             }
-            return MergedList(complete: false, needsRefill: true, encoded: nil)
+            return MergedList(complete: true, needsRefill: false, encoded: counted(count))
         }
-        var entries = list.stored.map { stored in stored.withUnsafeBytes { decode($0) } } ?? []
-        var complete = list.complete
+        return merged(list.stored.map { stored in stored.withUnsafeBytes { decode($0) } } ?? [], complete: list.complete,
+                      change: list.change, prefix: list.prefix, rowHoldsThem: list.stored != nil)
+    }
+
+    /// What a change makes of a complete list stored as its count: the new count, or nil when the list must be
+    /// built from the postings (past its capacity, or with items left out). Removals alone leave the count (an
+    /// upper bound); additions add to it, less the removals that came with them (an update's old version leaves
+    /// the count as its new one comes in).
+    static func count(_ count: Int, after change: Changes.Change, prefix: String) -> Int? {
+        guard let added = change.added else { return count }
+        guard added.bestDropped == nil else { return nil }
+        let total = max(0, count - change.removedCount) + added.entries.count
+        return total <= capacity(of: prefix) ? total : nil
+    }
+
+    /// A list's `entries` (`complete` or not) merged with `change`. `rowHoldsThem`: whether its row holds these
+    /// entries as they are (else the merge is written whatever it gives: a list built from the last commit in
+    /// place of a count).
+    private static func merged(_ stored: [Entry], complete storedComplete: Bool, change: Changes.Change, prefix: String,
+                               rowHoldsThem: Bool) -> MergedList {
+        var entries = stored
+        var complete = storedComplete
         let before = entries
         // An incomplete list's outsiders all rank below its last entry, and a search relies on it: such a list
         // only takes items that rank with its last entry or above. The last entry as stored, before this change's
@@ -846,7 +835,7 @@ enum PrefixLists {
             }
         }
         entries.sort(by: Entry.precedes)
-        let capacity = capacity(of: list.prefix)
+        let capacity = capacity(of: prefix)
         if entries.count > capacity {
             entries.removeLast(entries.count - capacity)
             complete = false
@@ -856,7 +845,7 @@ enum PrefixLists {
         }
         // (A list in format 5's layout is written again only when it changes; one that is to be stored as its
         // count always is, since it holds entries.)
-        let differs = list.stored == nil || complete != list.complete || entries != before
+        let differs = !rowHoldsThem || complete != storedComplete || entries != before
             || (complete && countsCompleteLists.load(ordering: .relaxed))
         return MergedList(complete: complete, needsRefill: false, encoded: differs ? encodeRow(entries, complete: complete).data : nil)
     }
@@ -1107,7 +1096,7 @@ enum PrefixLists {
         let isCounted: Bool
         private var previousKey: UInt64? = nil
         /// The length of the previous entry's identifier.
-        private(set) var uidLength: UInt64 = 0
+        private var uidLength: UInt64 = 0
 
         init(_ raw: UnsafeRawBufferPointer) {
             self.raw = raw
@@ -1128,7 +1117,7 @@ enum PrefixLists {
         @inline(__always)
         private mutating func varint() -> UInt64? { try? PostingCodec.Reader.varint(raw, &offset) }
 
-        /// The next entry's item and key, stepping over its identifier's bytes (`uidLength` is its length).
+        /// The next entry's item and key, stepping over its identifier's bytes.
         @inline(__always)
         mutating func skipping() -> (item: Int64, key: Double)? {
             guard let (item, key, _, length) = head() else { return nil }

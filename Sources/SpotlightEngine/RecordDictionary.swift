@@ -150,7 +150,7 @@ final class RecordDictionary: @unchecked Sendable {
                 }
             }
         }
-        if ZDICT_isError(written) == 0, ZDICT_isError(size) == 0, size > 0, let tuned = RecordDictionary(data: Data(finalized.prefix(size))) {
+        if ZDICT_isError(size) == 0, size > 0, let tuned = RecordDictionary(data: Data(finalized.prefix(size))) {
             return tuned
         }
         return RecordDictionary(data: Data(dictionary.prefix(written)))

@@ -530,17 +530,13 @@ package final class PackedSegment: Sendable {
         return out
     }
 
-    /// Decoded segments by token, with the file of their store.
-    private static let cache = Mutex<[Int64: (segment: PackedSegment, store: String)]>([:])
-    /// Past this many segments, those the reading store no longer has are dropped, and those of other stores
-    /// too (read again when needed).
-    static let cacheBound = 4_096
+    private static let cache = SegmentCache<PackedSegment>()
 
     /// The packed segments `db` sees, decoded (from the cache when another search already did).
     static func current(_ db: Database) throws -> [PackedSegment] {
         let tokens = try Int64.fetchAll(db.cachedStatement(sql: "SELECT token FROM segment WHERE packed IS NOT NULL"))
         if tokens.isEmpty { return [] }
-        let cached = cache.withLock { cache in tokens.map { cache[$0]?.segment } }
+        let cached = cache.cached(tokens)
         var result: [PackedSegment] = []
         var built: [Int64: PackedSegment] = [:]
         for (token, segment) in zip(tokens, cached) {
@@ -552,18 +548,7 @@ package final class PackedSegment: Sendable {
                 result.append(segment)
             }
         }
-        if !built.isEmpty {
-            let store = String(cString: sqlite3_db_filename(db.sqliteConnection, "main"))
-            let keep = Set(tokens)
-            cache.withLock { cache in
-                // The segments this store merged away are forgotten when it has new ones (a bulk load makes and
-                // merges away hundreds, which list builds read: kept until 4,096, they held 150 MB after a load of
-                // both corpora); those of any store once the cache fills up.
-                let full = cache.count + built.count > Self.cacheBound
-                cache = cache.filter { keep.contains($0.key) || (!full && $0.value.store != store) }
-                cache.merge(built.mapValues { ($0, store) }) { a, _ in a }
-            }
-        }
+        cache.add(built, current: tokens, db: db)
         return result
     }
 }
@@ -1010,3 +995,32 @@ enum LongLists {
 
 /// SQLite's "copy the bytes now" destructor, which Swift cannot import as a constant.
 let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// Decoded segments by token, per process, with the file of their store (`PackedSegment.current`,
+/// `BlockedSegment.current`): segments never change, and a token names one segment of one store.
+final class SegmentCache<Segment: Sendable>: Sendable {
+    private let entries = Mutex<[Int64: (segment: Segment, store: String)]>([:])
+
+    /// Past this many segments, those of every store but the reading one's current ones are dropped (read again
+    /// when needed).
+    private let bound = 4_096
+
+    /// The cached segments of `tokens`, nil for each one not cached.
+    func cached(_ tokens: [Int64]) -> [Segment?] {
+        entries.withLock { entries in tokens.map { entries[$0]?.segment } }
+    }
+
+    /// Adds the segments `db` read (`built`); `current`: the tokens of every segment of its kind `db` sees. The
+    /// segments this store merged away are dropped when it has new ones (a bulk load makes and merges away
+    /// hundreds, which list builds read: kept until 4,096, they held 150 MB after a load of both corpora).
+    func add(_ built: [Int64: Segment], current: [Int64], db: Database) {
+        guard !built.isEmpty else { return }
+        let store = String(cString: sqlite3_db_filename(db.sqliteConnection, "main"))
+        let keep = Set(current)
+        entries.withLock { entries in
+            let full = entries.count + built.count > bound
+            entries = entries.filter { keep.contains($0.key) || (!full && $0.value.store != store) }
+            entries.merge(built.mapValues { ($0, store) }) { a, _ in a }
+        }
+    }
+}

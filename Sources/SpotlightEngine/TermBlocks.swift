@@ -549,11 +549,7 @@ final class BlockedSegment: Sendable {
         guard stopped || number == last + 1 else { throw TermBlocks.damaged }
     }
 
-    /// Decoded segments by token, with the file of their store.
-    private static let cache = Mutex<[Int64: (segment: BlockedSegment, store: String)]>([:])
-    /// Past this many segments, those the reading store no longer has are dropped, and those of other stores
-    /// too (read again when needed).
-    static let cacheBound = 4_096
+    private static let cache = SegmentCache<BlockedSegment>()
 
     /// The segments `db` sees, in id order: those stored as posting rows (format 10 and before: their ids) and
     /// those stored as term blocks, decoded (from the cache when another read already did).
@@ -574,7 +570,7 @@ final class BlockedSegment: Sendable {
             }
         }
         if found.isEmpty { return (rows, []) }
-        let cached = cache.withLock { cache in found.map { cache[$0.token]?.segment } }
+        let cached = cache.cached(found.map(\.token))
         var blocked: [BlockedSegment] = []
         var built: [Int64: BlockedSegment] = [:]
         let directory = try db.cachedStatement(sql: "SELECT data FROM termBlock WHERE id = ?")
@@ -587,18 +583,7 @@ final class BlockedSegment: Sendable {
                 blocked.append(decoded)
             }
         }
-        if !built.isEmpty {
-            let store = String(cString: sqlite3_db_filename(db.sqliteConnection, "main"))
-            let keep = Set(found.map(\.token))
-            cache.withLock { cache in
-                // The segments this store merged away are forgotten when it has new ones (a bulk load makes and
-                // merges away hundreds, which list builds read: kept until 4,096, they held 150 MB after a load of
-                // both corpora); those of any store once the cache fills up.
-                let full = cache.count + built.count > Self.cacheBound
-                cache = cache.filter { keep.contains($0.key) || (!full && $0.value.store != store) }
-                cache.merge(built.mapValues { ($0, store) }) { a, _ in a }
-            }
-        }
+        cache.add(built, current: found.map(\.token), db: db)
         return (rows, blocked)
     }
 }
