@@ -515,7 +515,7 @@ enum RecordBlocks {
     static func write(_ blocks: [Plain], dictionary: RecordDictionary?, plainTarget: Int = targetBytes,
                       db: Database, keys: inout [(uid: String, id: Int64)]) throws -> Packed {
         guard !blocks.isEmpty else { return Packed() }
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count / 4))
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count / partBlocks))
         var packed = Packed()
         if workers == 1 {
             packed = pack(blocks, dictionary: dictionary, plainTarget: plainTarget)
@@ -533,6 +533,9 @@ enum RecordBlocks {
         try insert(packed.frames.map { ($0, []) }, db: db, keys: &keys)
         return packed
     }
+
+    /// The fewest blocks a thread compresses when a write's blocks are compressed on several.
+    static let partBlocks = 4
 
     /// Inserts compressed blocks, each with the positions of its records that are dead (deleted by the write
     /// meanwhile). A catalogue block's live items get their expiry's entries, and their identifiers with their ids

@@ -247,13 +247,13 @@ struct Writer {
     /// Writes everything gathered: the new segment, record blocks, values, prefix lists, the next item id.
     mutating func finish() throws {
         endWindow()
-        // The new segment is encoded on another core while the record blocks are written, and inserted before the
-        // prefix lists are updated: a list refilled from the postings must find this write's items.
+        // The new segment and the last record blocks are encoded on the pool's threads while the prefix lists are
+        // read and their merges started (for a large write, on the pool too); the blocks are written, then the
+        // segment is inserted before the lists are written: a list refilled from the postings must find this
+        // write's items. (Compressing the last blocks before reading the lists left one core idle at the end of
+        // every batch of a bulk load.)
         let segment = startEncodingSegment()
-        try writeRecordBlocks(final: true)
-        try pendingValues.write(values)
-        // The prefix lists are read and their merges started (for a large write, on the other cores), and written
-        // once the segment is in.
+        compressRemainingRecordBlocks()
         if !updatesLists, !pendingChanges.isEmpty,
            try PendingPrefixes.count(db) + pendingChanges.count > PendingPrefixes.limit {
             try updateListsFromNowOn()
@@ -278,6 +278,8 @@ struct Writer {
             try PendingPrefixes.record(pendingChanges, now: now, db: db)
             pendingChanges.removeAll()
         }
+        try writeRecordBlocks(final: true)
+        try pendingValues.write(values)
         if let segment { try insertSegment(segment) } else { try flushSegment() }
         // (Refills read the postings, the transaction's segment among them.)
         try lists?.finish(db: db)
@@ -303,6 +305,32 @@ struct Writer {
     /// streams them. With 256 (about 1 MB), a batch of 10,000 of PyPI's short records (156 blocks) compressed
     /// every block at its end, with the transaction waiting.
     static let blocksHeld = 32
+
+    /// Closes the open block and starts compressing every closed block on the pool's threads, in parts of at
+    /// least `RecordBlocks.partBlocks` blocks (one per core at most), for `writeRecordBlocks(final: true)` to
+    /// write. A write with fewer blocks (a single item's) leaves them to that call, on its own thread: a hop to
+    /// the pool would cost a single write more than compressing its record.
+    private mutating func compressRemainingRecordBlocks() {
+        guard closedBlocks.count + (openBlock.isEmpty ? 0 : 1) >= RecordBlocks.partBlocks else { return }
+        if !openBlock.isEmpty {
+            closedBlocks.append(openBlock)
+            openBlock.removeAll()
+            openBlockBytes = 0
+        }
+        guard !closedBlocks.isEmpty else { return }
+        let (blocks, alone) = takeClosedBlocks(keepingRecords: true)
+        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count / RecordBlocks.partBlocks))
+        let share = (blocks.count + parts - 1) / parts
+        for part in 0..<parts {
+            let range = min(blocks.count, part * share)..<min(blocks.count, (part + 1) * share)
+            let some = Array(blocks[range])
+            let lonely = part == parts - 1 ? alone : []
+            guard !some.isEmpty || !lonely.isEmpty else { continue }
+            compressing.append(Concurrently { [dictionary, blockTarget] in
+                RecordBlocks.compress(blocks: some, alone: lonely, dictionary: dictionary, plainTarget: blockTarget)
+            })
+        }
+    }
 
     /// Writes the closed blocks (and with `final` the open one) of records not written yet. A block left with fewer
     /// than `RecordBlocks.minimumRecords` records (the last of a write, or one whose items this write deleted
@@ -801,38 +829,45 @@ struct PreparedUpsert: Sendable {
             }
         }
         // The items' offers to the prefix lists: short prefixes by the rank of their identifiers among the
-        // window's (`PrefixLists.WindowOffers`), the few long ones as entries.
-        var uids: [String] = []
-        uids.reserveCapacity(positions.count)
+        // window's (`PrefixLists.WindowOffers`), the few long ones as entries. Each upsert's identifier and hint
+        // points are read from its operation once, by position in the window (a dictionary of ranks by identifier,
+        // and the operations read again for every offer kept, were a fifth of this assembly).
+        let lower = range.lowerBound
+        var uids = [String](repeating: "", count: range.count)
+        var hintPoints = [Double](repeating: 0, count: range.count)
+        var offered: [Int] = []
+        offered.reserveCapacity(positions.count)
         for position in positions {
-            guard case .upsert(let item, _, _, _) = operations[position] else { continue }
-            uids.append(item.uniqueIdentifier)
+            guard items[position - lower] != nil, case .upsert(let item, _, _, _) = operations[position] else { continue }
+            uids[position - lower] = item.uniqueIdentifier
+            // (The key `Writer.upsert` gives the item: a replacing upsert's hint and date are the item's own.)
+            hintPoints[position - lower] = Ranking.hintPoints(item.rankingHint)
+                + Ranking.recencyPoints(lastUsed: item.lastUsedDate?.timeIntervalSinceReferenceDate, now: now)
+            offered.append(position - lower)
         }
-        uids.sort()
-        var ranks: [String: Int32] = [:]
-        ranks.reserveCapacity(uids.count)
-        for uid in uids where ranks[uid] == nil { ranks[uid] = Int32(ranks.count) }
+        let ranked = offered.sorted { uids[$0] < uids[$1] }
+        // Equal identifiers share a rank.
+        var ranks = [Int32](repeating: 0, count: range.count)
+        var rank: Int32 = -1
+        for (k, offset) in ranked.enumerated() {
+            if k == 0 || uids[offset] != uids[ranked[k - 1]] { rank += 1 }
+            ranks[offset] = rank
+        }
         var offers = PrefixLists.Changes()
         offers.hot = hot
         var shortOffers = PrefixLists.WindowOffers()
-        for position in positions {
-            guard let prepared = items[position - range.lowerBound], case .upsert(let item, _, _, _) = operations[position],
-                  let rank = ranks[item.uniqueIdentifier] else { continue }
-            // (The key `Writer.upsert` gives the item: a replacing upsert's hint and date are the item's own.)
-            let hintPoints = Ranking.hintPoints(item.rankingHint)
-                + Ranking.recencyPoints(lastUsed: item.lastUsedDate?.timeIntervalSinceReferenceDate, now: now)
+        for offset in offered {
+            let prepared = items[offset]!, key = hintPoints[offset], rank = ranks[offset]
+            let position = lower + offset
             prepared.prefixPoints.short.forEach { prefix, points in
-                shortOffers.offer(prefix: prefix, key: points + hintPoints, rank: rank, position: Int32(position))
+                shortOffers.offer(prefix: prefix, key: points + key, rank: rank, position: Int32(position))
             }
             for (prefix, points) in prepared.prefixPoints.long {
                 offers.addedLong[prefix, default: PrefixLists.Changes.Added()]
-                    .insert(PrefixLists.Entry(item: Int64(position), key: points + hintPoints, uid: item.uniqueIdentifier))
+                    .insert(PrefixLists.Entry(item: Int64(position), key: points + key, uid: uids[offset]))
             }
         }
-        offers.added = shortOffers.changes { position in
-            guard case .upsert(let item, _, _, _) = operations[Int(position)] else { return "" }
-            return item.uniqueIdentifier
-        }
+        offers.added = shortOffers.changes { position in uids[Int(position) - lower] }
         return Window(items: items, terms: terms, offers: offers, hot: hot, range: range)
     }
 }

@@ -70,6 +70,29 @@ final class RecordColumnTests: XCTestCase {
         }
     }
 
+    /// A block whose records name more slots than `encode` compares in turn (`scannedSlots`) finds them through
+    /// its dictionary from then on: every record still comes back, and each slot is written once.
+    func testManySlotsComeBackByteForByte() throws {
+        let slots = RecordColumns.scannedSlots * 2 + 3
+        let records: [(id: Int64, plain: [UInt8])] = (0..<60).map { k in
+            var custom: [String: CustomAttribute] = [:]
+            // Each record names a window of the slots, so a slot's first record comes late in the block.
+            for n in 0..<12 {
+                let slot = (k + n * 5) % slots
+                custom["com.example.field\(slot)"] = CustomAttribute(value: .int(Int64(k * 100 + n)), isSearchable: slot % 2 == 0)
+            }
+            return (Int64(10 + k), ValueCodec.encode(attributes: ["title": .string("item \(k)")], custom: custom))
+        }
+        let plain = RecordBlocks.encode(records, catalogue: nil)
+        XCTAssertLessThan(plain.count, RecordBlocks.encode(records, catalogue: nil, byAttribute: false).count)
+        let decoded = try RecordBlocks.decode(plain, id: 10, rawFields: nil)
+        for record in records { XCTAssertEqual(decoded.record(of: record.id).map(Array.init), record.plain) }
+        // Each name once: a slot looked up wrongly would have been written again as a new one.
+        let name = Array("com.example.field7".utf8)
+        let occurrences = (0...(plain.count - name.count)).filter { Array(plain[$0..<($0 + name.count)]) == name }.count
+        XCTAssertEqual(occurrences, 1)
+    }
+
     /// The head of a catalogue block (its fields and ids) ends with the 0 byte of records laid out by attribute,
     /// and reads alone.
     func testTheHeadEndsWhereTheColumnsStart() throws {
