@@ -335,11 +335,16 @@ final class ItemCatalog {
 
     /// The last block read whose range holds `item`, if any; with `headOnly`, a head read alone will do.
     private func rememberedBlock(holding item: Int64, headOnly: Bool) -> Block? {
-        for memo in headOnly ? [lastHead, lastBlock] : [lastBlock] {
-            if let memo, memo.block.id <= item, item <= memo.last { return memo.block }
-        }
+        // (Not a loop over an array of the two: the array was allocated at every lookup.)
+        if headOnly, let memo = lastHead, memo.block.id <= item, item <= memo.last { return memo.block }
+        if let memo = lastBlock, memo.block.id <= item, item <= memo.last { return memo.block }
         return nil
     }
+
+    /// Whether `block(holding:headOnly:)` decodes through the process's cache of decoded blocks (`RecordBlocks`).
+    /// A refill turns it off: it reads one item in each of thousands of blocks, which evicted what searches read
+    /// and took the cache's lock from every core.
+    var decodesThroughCache = true
 
     private func forgetBlocks() {
         lastBlock = nil
@@ -359,7 +364,7 @@ final class ItemCatalog {
         try IndexStore.forEachRawRow(db, statement, int64: item) { h in
             let last = try RawColumn.integer(h, 6)
             guard last >= item else { return }
-            let block = try Self.block(h, db, headOnly: headOnly)
+            let block = try Self.block(h, db, cached: decodesThroughCache, headOnly: headOnly)
             found = block
             if headOnly { lastHead = (block, last) } else { lastBlock = (block, last) }
         }
@@ -530,12 +535,13 @@ final class ItemCatalog {
             keyRuns = all
             keyLookups += 1
             let key = Array(uid.utf8)
+            let hash = KeyFilter.hash(key)
             var found: Int64?
             for run in all {
                 // A run's filter is read once a catalogue object looks up several identifiers (a large write's
                 // lookups); a single lookup reads one block per run instead.
                 let filter = try KeyFilter.cached(run.salt) ?? (keyLookups > 4 ? runs.filter(of: run) : nil)
-                let done = try runs.candidates(in: run, key: key, filter: filter) { id in
+                let done = try runs.candidates(in: run, key: key, hash: hash, filter: filter) { id in
                     guard let (block, position) = try cataloguedPlace(id, headOnly: headOnly),
                           block.decoded.catalogue!.holds(key, at: position) else { return false }
                     found = id

@@ -921,6 +921,7 @@ enum PrefixLists {
         // prefix names thousands of items (churn refills such lists in most batches): their rows are read through
         // SQLite's C API, and only the best `capacity` are kept (a heap), not all of them sorted.
         let catalog = ItemCatalog(db)
+        catalog.decodesThroughCache = false
         let prefixKey = NameSignals.hash(prefix)
         let capacity = capacity(of: prefix)
         var best = Changes.Added(capacity: capacity)

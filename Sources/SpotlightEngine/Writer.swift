@@ -654,20 +654,36 @@ struct Writer {
 /// What an upsert needs that depends on the item alone, computed before the write transaction and on every core
 /// (`prepare`): a bulk load spends most of its time tokenizing and encoding, and none of that needs the write
 /// lock.
-struct PreparedUpsert: Sendable {
+///
+/// A class: a window's items are handed from their part to the window and read by the transaction, and as a
+/// struct of eight references each hand-over retained and released every one of them (with the copy that
+/// renumbering the terms made of `termIndexes`, 3 % of a bulk load's CPU). Its terms are renumbered once, by the
+/// assembly, before the window is shared; nothing changes it after.
+final class PreparedUpsert: @unchecked Sendable {
     /// The item's terms (`TextIndexer.terms`) by their number in the window's terms (`Window.terms`; in the
     /// terms of its part until the window is assembled), with their tiers.
-    var termIndexes: [(index: Int32, tiers: UInt8)] = []
-    var values: Set<AttributeValueIndex.Entry>
+    var termIndexes: [(index: Int32, tiers: UInt8)]
+    let values: Set<AttributeValueIndex.Entry>
     /// The item's record, not compressed: it goes into a block of records (`RecordBlocks`).
-    var plain: [UInt8]
-    var name: NameSignals
+    let plain: [UInt8]
+    let name: NameSignals
     /// `Initials.encode(terms)`.
-    var initials: Data
+    let initials: Data
     /// The item's best word points per prefix for the long prefixes that had lists when it was prepared
     /// (`hot`); used only if the transaction finds the same set.
-    var prefixPoints: PrefixLists.PrefixPoints
-    var hot: PrefixLists.HotPrefixes
+    let prefixPoints: PrefixLists.PrefixPoints
+    let hot: PrefixLists.HotPrefixes
+
+    init(termIndexes: [(index: Int32, tiers: UInt8)], values: Set<AttributeValueIndex.Entry>, plain: [UInt8],
+         name: NameSignals, initials: Data, prefixPoints: PrefixLists.PrefixPoints, hot: PrefixLists.HotPrefixes) {
+        self.termIndexes = termIndexes
+        self.values = values
+        self.plain = plain
+        self.name = name
+        self.initials = initials
+        self.prefixPoints = prefixPoints
+        self.hot = hot
+    }
 
     /// Below this many replacing upserts a batch is prepared inside the transaction, as before.
     static let parallelThreshold = 64
@@ -821,9 +837,9 @@ struct PreparedUpsert: Sendable {
         var items = [PreparedUpsert?](repeating: nil, count: range.count)
         for part in parts {
             let numbers = terms.add(part.terms)
-            for (position, var prepared) in part.items {
-                for k in prepared.termIndexes.indices {
-                    prepared.termIndexes[k].index = numbers[Int(prepared.termIndexes[k].index)]
+            for (position, prepared) in part.items {
+                prepared.termIndexes.withUnsafeMutableBufferPointer { indexes in
+                    for k in indexes.indices { indexes[k].index = numbers[Int(indexes[k].index)] }
                 }
                 items[position - range.lowerBound] = prepared
             }
