@@ -43,8 +43,15 @@ open class CSSearchableItemAttributeSet: NSObject, NSCopying, @unchecked Sendabl
     /// Apple: <https://developer.apple.com/documentation/corespotlight/cssearchableitemattributeset/init(contenttype:)>
     public convenience init(contentType: UTType) {
         self.init()
+        // Room for what an app sets next (a title, a description, keywords, dates…) and the two attributes the
+        // index adds (`ItemConversion`): grown from empty one attribute at a time, the dictionary is reallocated
+        // and rehashed at its second, fourth and seventh attribute, and the index's copy grew it again.
+        attributes.reserveCapacity(CSSearchableItemAttributeSet.initialCapacity)
         attributes["contentType"] = .string(contentType.identifier)
     }
+
+    /// How many attributes a set made with a content type has room for before it grows.
+    static let initialCapacity = 8
 
     /// Creates an attribute set for the given uniform type identifier string.
     ///
@@ -123,7 +130,8 @@ open class CSSearchableItemAttributeSet: NSObject, NSCopying, @unchecked Sendabl
     internal func _setValue(_ name: String, _ value: AttributeValue?) {
         if let value {
             attributes[name] = value
-            clearedAttributes.remove(name)
+            // (Most sets never clear an attribute: the name is not hashed again for an empty set.)
+            if !clearedAttributes.isEmpty { clearedAttributes.remove(name) }
         } else {
             attributes[name] = nil
             clearedAttributes.insert(name)

@@ -49,7 +49,7 @@ enum ItemConversion {
             total += value.approximateByteCount
         }
         // Deviation: coordinates out of range are rejected (Apple does not say).
-        for (latitudeOrLongitude, range) in [("latitude", -90.0...90.0), ("longitude", -180.0...180.0)] {
+        for (latitudeOrLongitude, range) in coordinateRanges {
             if let v = set.attributes[latitudeOrLongitude]?.numericValue, !range.contains(v) {
                 throw invalid("\(latitudeOrLongitude) \(v) is outside \(range.lowerBound)…\(range.upperBound)")
             }
@@ -89,6 +89,9 @@ enum ItemConversion {
         return StoredItem(uniqueIdentifier: id, domainIdentifier: domain ?? set._string("domainIdentifier"),
                           expirationDate: expiration, attributes: attributes, customAttributes: custom)
     }
+
+    /// The coordinates' valid ranges (a constant: written in the loop, the array was made for every item).
+    private static let coordinateRanges = [("latitude", -90.0...90.0), ("longitude", -180.0...180.0)]
 
     private static func check(_ value: AttributeValue, name: String, invalid: (String) -> CSIndexError) throws {
         switch value {
