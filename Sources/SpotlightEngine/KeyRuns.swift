@@ -67,11 +67,11 @@ struct KeyRuns {
     // MARK: - Lookup
 
     /// Calls `body` with each id run `run` holds for `key` (the bytes of an identifier) until it returns true.
-    /// With a `filter`, a run that cannot hold the key is not read; `hash`: the key's `KeyFilter.hash`, computed once
-    /// by a caller that asks every run.
-    func candidates(in run: Run, key: [UInt8], hash: UInt64? = nil, filter: KeyFilter?,
+    /// With a `filter`, a run that cannot hold the key is not read; `hash`: the key's `KeyFilter.hash` (computed once
+    /// by the caller, which asks every run).
+    func candidates(in run: Run, key: [UInt8], hash: UInt64, filter: KeyFilter?,
                     _ body: (Int64) throws -> Bool) throws -> Bool {
-        if let filter, !filter.mayContain(hash ?? KeyFilter.hash(key)) { return false }
+        if let filter, !filter.mayContain(hash) { return false }
         let statement = try db.cachedStatement(sql: """
             SELECT first, data FROM keyBlock WHERE run = ?1 AND first <= ?2 ORDER BY first DESC LIMIT 1
             """).sqliteStatement

@@ -515,20 +515,18 @@ enum RecordBlocks {
     static func write(_ blocks: [Plain], dictionary: RecordDictionary?, plainTarget: Int = targetBytes,
                       db: Database, keys: inout [(uid: String, id: Int64)]) throws -> Packed {
         guard !blocks.isEmpty else { return Packed() }
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count / partBlocks))
+        let parts = shares(of: blocks.count)
         var packed = Packed()
-        if workers == 1 {
+        if parts.count == 1 {
             packed = pack(blocks, dictionary: dictionary, plainTarget: plainTarget)
         } else {
-            let shares = Mutex<[Int: Packed]>([:])
-            let share = (blocks.count + workers - 1) / workers
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let part = blocks[min(blocks.count, worker * share)..<min(blocks.count, (worker + 1) * share)]
-                let made = pack(Array(part), dictionary: dictionary, plainTarget: plainTarget)
-                shares.withLock { $0[worker] = made }
+            let made = Mutex<[Int: Packed]>([:])
+            DispatchQueue.concurrentPerform(iterations: parts.count) { worker in
+                let part = pack(Array(blocks[parts[worker]]), dictionary: dictionary, plainTarget: plainTarget)
+                made.withLock { $0[worker] = part }
             }
-            let made = shares.withLock { $0 }
-            for worker in 0..<workers { made[worker].map { packed.append($0) } }
+            let all = made.withLock { $0 }
+            for worker in parts.indices { all[worker].map { packed.append($0) } }
         }
         try insert(packed.frames.map { ($0, []) }, db: db, keys: &keys)
         return packed
@@ -536,6 +534,15 @@ enum RecordBlocks {
 
     /// The fewest blocks a thread compresses when a write's blocks are compressed on several.
     static let partBlocks = 4
+
+    /// How `count` blocks are shared out to be compressed on several threads: contiguous ranges in order, one per
+    /// core (8 at most), of equal size but the last, `partBlocks` blocks or more each on average; one range when
+    /// there are fewer (`0..<0` for none).
+    static func shares(of count: Int) -> [Range<Int>] {
+        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, count / partBlocks))
+        let share = max(1, (count + parts - 1) / parts)
+        return stride(from: 0, to: max(count, 1), by: share).map { $0..<min(count, $0 + share) }
+    }
 
     /// Inserts compressed blocks, each with the positions of its records that are dead (deleted by the write
     /// meanwhile). A catalogue block's live items get their expiry's entries, and their identifiers with their ids

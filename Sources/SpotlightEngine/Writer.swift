@@ -312,20 +312,26 @@ struct Writer {
     /// the pool would cost a single write more than compressing its record.
     private mutating func compressRemainingRecordBlocks() {
         guard closedBlocks.count + (openBlock.isEmpty ? 0 : 1) >= RecordBlocks.partBlocks else { return }
-        if !openBlock.isEmpty {
-            closedBlocks.append(openBlock)
-            openBlock.removeAll()
-            openBlockBytes = 0
-        }
+        closeOpenBlock()
+        startCompressingClosedBlocks(shared: true)
+    }
+
+    /// Moves the open block, if it holds records, to the closed ones.
+    private mutating func closeOpenBlock() {
+        guard !openBlock.isEmpty else { return }
+        closedBlocks.append(openBlock)
+        openBlock.removeAll()
+        openBlockBytes = 0
+    }
+
+    /// Starts compressing the closed blocks on the pool's threads (their records stay waiting until the blocks are
+    /// inserted): as one task, or `shared` in `RecordBlocks.shares`, the records left alone with the last.
+    private mutating func startCompressingClosedBlocks(shared: Bool) {
         guard !closedBlocks.isEmpty else { return }
         let (blocks, alone) = takeClosedBlocks(keepingRecords: true)
-        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, blocks.count / RecordBlocks.partBlocks))
-        let share = (blocks.count + parts - 1) / parts
-        for part in 0..<parts {
-            let range = min(blocks.count, part * share)..<min(blocks.count, (part + 1) * share)
-            let some = Array(blocks[range])
-            let lonely = part == parts - 1 ? alone : []
-            guard !some.isEmpty || !lonely.isEmpty else { continue }
+        let parts = shared ? RecordBlocks.shares(of: blocks.count) : [blocks.indices]
+        for (k, range) in parts.enumerated() {
+            let some = Array(blocks[range]), lonely = k == parts.count - 1 ? alone : []
             compressing.append(Concurrently { [dictionary, blockTarget] in
                 RecordBlocks.compress(blocks: some, alone: lonely, dictionary: dictionary, plainTarget: blockTarget)
             })
@@ -341,20 +347,8 @@ struct Writer {
     /// them: a record whose item this write deleted meanwhile is counted dead in its block, as a delete after the
     /// block's write would.
     private mutating func writeRecordBlocks(final: Bool) throws {
-        if final, !openBlock.isEmpty {
-            closedBlocks.append(openBlock)
-            openBlock.removeAll()
-            openBlockBytes = 0
-        }
-        if !final {
-            guard !closedBlocks.isEmpty else { return }
-            // (Their records stay waiting until the blocks are inserted.)
-            let (blocks, alone) = takeClosedBlocks(keepingRecords: true)
-            compressing.append(Concurrently { [dictionary, blockTarget] in
-                RecordBlocks.compress(blocks: blocks, alone: alone, dictionary: dictionary, plainTarget: blockTarget)
-            })
-            return
-        }
+        guard final else { return startCompressingClosedBlocks(shared: false) }
+        closeOpenBlock()
         // The identifiers of the items catalogued in the blocks, written as one run at the end.
         var keys: [(uid: String, id: Int64)] = []
         for compression in compressing {

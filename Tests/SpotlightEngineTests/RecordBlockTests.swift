@@ -61,6 +61,20 @@ final class RecordBlockTests: XCTestCase {
 
     /// Both ways a large write stores its items: catalogued in their blocks (format 13), and as rows whose records
     /// are in blocks (format 7 to 12).
+    /// A write's blocks are shared out to be compressed in contiguous ranges that cover each block once, in order,
+    /// one range at most per core; none empty (but the one range of no blocks, which carries the records left alone).
+    func testSharesCoverEveryBlockOnceInOrder() {
+        let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        for count in 0..<200 {
+            let shares = RecordBlocks.shares(of: count)
+            XCTAssertEqual(shares.first?.lowerBound, 0)
+            XCTAssertEqual(shares.last?.upperBound, count)
+            for (a, b) in zip(shares, shares.dropFirst()) { XCTAssertEqual(a.upperBound, b.lowerBound) }
+            XCTAssertLessThanOrEqual(shares.count, max(1, min(cores, count / RecordBlocks.partBlocks)))
+            if count == 0 { XCTAssertEqual(shares, [0..<0]) } else { XCTAssertFalse(shares.contains { $0.isEmpty }) }
+        }
+    }
+
     func testALargeWriteStoresItsRecordsInBlocksThatReadBackWhole() throws {
         try largeWriteReadsBackWhole(catalogued: true)
         try store.apply([.deleteAll])
