@@ -77,6 +77,14 @@ def main():
             cells.append("")
         print("| " + " | ".join(cells) + " |")
     print("\n(ours N× = how many times better ours is than that peer: >1 better, <1 worse)")
+    # Engines whose query phases ran on a sample of the query sets, or without a warm-up pass: their latencies and
+    # relevance come from those queries only.
+    for o in objs:
+        settings = o.get("settings") or {}
+        sample, warmup = settings.get("sample", 1), settings.get("warmup", 1)
+        if sample > 1 or warmup == 0:
+            print("(%s: %s%s)" % (o.get("peer", "?"), "every %dth query of each set" % sample if sample > 1 else "every query",
+                                  ", no warm-up pass" if warmup == 0 else ""))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Run every peer, one after the other (each its own process), and print a JSON array of their result objects.
 
-    python3 Benchmarks/peers/run_all.py --corpus tiny [--peers fts5,tantivy,xapian] [--out-dir DIR] [-- extra args]
+    python3 Benchmarks/peers/run_all.py --corpus tiny [--peers fts5,tantivy,xapian] [--out-dir DIR]
+        [--peer-args "fts5=--sample 10 --warmup 0"] [-- extra args]
 
-Arguments after `--` go to every peer (e.g. `-- --limit 5000 --reps 3`). With --out-dir, each peer's object is also
-written to DIR/<peer>-<corpus>.json. A peer that fails makes the exit status 1; the others still run.
+Arguments after `--` go to every peer (e.g. `-- --limit 5000 --reps 3`); `--peer-args PEER=ARGS` (repeatable) adds
+arguments for one peer after them, so they win (`--sample 10` for FTS5, whose queries take 1-2 s each at a million
+items: every 10th query of each set, recorded in its `settings`). With --out-dir, each peer's object is also written
+to DIR/<peer>-<corpus>.json. A peer that fails makes the exit status 1; the others still run.
 """
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -26,10 +30,18 @@ def main():
     ap.add_argument("--corpus", default="tiny", choices=["pypi", "debian", "both", "tiny"])
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--out-dir")
+    ap.add_argument("--peer-args", action="append", default=[], metavar="PEER=ARGS",
+                    help="arguments for one peer only, after the shared ones (repeatable)")
     args = ap.parse_args(argv)
+    own = {}
+    for spec in args.peer_args:
+        peer, sep, rest = spec.partition("=")
+        if not sep or peer not in PEERS:
+            ap.error("--peer-args wants PEER=ARGS with PEER one of %s, got %r" % (", ".join(PEERS), spec))
+        own.setdefault(peer, []).extend(shlex.split(rest))
     results, failed = [], []
     for peer in [p for p in args.peers.split(",") if p]:
-        cmd = [sys.executable, os.path.join(HERE, "%s_peer.py" % peer), "--corpus", args.corpus, "--json"] + extra
+        cmd = [sys.executable, os.path.join(HERE, "%s_peer.py" % peer), "--corpus", args.corpus, "--json"] + extra + own.get(peer, [])
         print("run_all: %s" % " ".join(cmd), file=sys.stderr, flush=True)
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         if proc.returncode != 0:

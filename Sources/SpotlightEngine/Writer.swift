@@ -283,6 +283,10 @@ struct Writer {
         if let segment { try insertSegment(segment) } else { try flushSegment() }
         // (Refills read the postings, the transaction's segment among them.)
         try lists?.finish(db: db)
+        // The lists' reads and merges and the encoded segment of a large write are freed on another thread, as a
+        // window's prepared items are: freeing them was most of what the transaction's thread did alone at the end
+        // of each batch of a bulk load, the other core idle (perf, PyPI).
+        if isLarge { Self.freeElsewhere((lists, segment)) }
         // Updated in place: `INSERT OR REPLACE` deleted the row and inserted it under a new rowid, which also
         // rewrote its entry in the key's index, one more page in every write's commit.
         if let nextItem {
@@ -458,6 +462,20 @@ struct Writer {
         try SegmentMerger.insertSegment(db, segment: &encoded, firstItem: segment.first, lastItem: segment.last,
                                         items: segment.items, deadItems: segment.dead)
         changedSegments = true
+        if isLarge { Self.freeElsewhere(encoded) }
+    }
+
+    /// Frees `value` on one of libdispatch's utility threads: what a large write is done with (only values that
+    /// hold no database object, which must be freed on the connection's thread).
+    static func freeElsewhere<Value>(_ value: consuming Value) {
+        let box = Leftover(value)
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(box) {} }
+    }
+
+    /// A value handed to another thread only to be freed there (`freeElsewhere`).
+    private final class Leftover<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: consuming Value) { self.value = value }
     }
 
     /// Allocates the id of a new item row.
