@@ -125,6 +125,15 @@ extension IndexStore {
         checkpointer.waitUntilSettled()
     }
 
+    /// The main file's pages, the free ones among them and the page size, as of the last commit (measurements:
+    /// what a store at rest still keeps free).
+    package func pageCounts() throws -> (pages: Int, free: Int, pageSize: Int) {
+        try read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0, try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0,
+             try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0)
+        }
+    }
+
     /// Prefix lists built per maintenance run.
     static let listsPerRun = 8
     /// How long writes must have paused before a scheduled run builds prefix lists.

@@ -762,8 +762,8 @@ enum SegmentMerger {
         }
     }
 
-    /// The next merge the policy asks for, if any: a run of `mergeFactor` adjacent segments of one level (the
-    /// newest such run first), else one segment with too many dead items, else one a store of format 10 or
+    /// The next merge the policy asks for, if any: `mergeFactor` adjacent segments of one level (from the newest
+    /// run of one level that has as many, its oldest), else one segment with too many dead items, else one a store of format 10 or
     /// before stored as posting rows (written again alone, as term blocks: an upgraded store gets their size).
     static func nextMerge(_ segments: [SegmentInfo]) -> [SegmentInfo]? {
         var end = segments.count
@@ -771,7 +771,11 @@ enum SegmentMerger {
             let level = segments[end - 1].level
             var start = end - 1
             while start > 0, segments[start - 1].level == level { start -= 1 }
-            if end - start >= mergeFactor { return Array(segments[(end - mergeFactor)..<end]) }
+            // The run's oldest `mergeFactor`: what is left of it is its newest, next to the segments that come next,
+            // which it is merged with later. (Merging the newest left the oldest between two higher levels for good:
+            // a maintenance run that found nine of a bulk load's segments of one level, not eight, left one behind,
+            // so the index at rest had a segment more or not by the merges' timing; PyPI's 127.6 or 129.0 MB.)
+            if end - start >= mergeFactor { return Array(segments[start..<(start + mergeFactor)]) }
             end = start
         }
         if let worst = segments.filter({ $0.items > 0 && Double($0.deadItems) > Double($0.items) * expungeShare })

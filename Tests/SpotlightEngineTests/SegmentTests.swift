@@ -567,12 +567,17 @@ final class SegmentTests: XCTestCase {
         try store.checkIntegrity()
     }
 
-    func testMergePolicyMergesRunsOfOneLevelNewestFirst() {
+    func testMergePolicyMergesTheOldestOfTheNewestRunOfOneLevel() {
         func info(_ id: Int64, postings: Int, dead: Int = 0, items: Int = 10) -> SegmentMerger.SegmentInfo {
             .init(id: id, firstItem: id * 100, lastItem: id * 100 + 99, items: items, postings: postings, deadItems: dead)
         }
         XCTAssertNil(SegmentMerger.nextMerge((1...7).map { info($0, postings: 10) }))
-        XCTAssertEqual(SegmentMerger.nextMerge((1...9).map { info($0, postings: 10) })?.map(\.id), Array(2...9))
+        // Nine of one level: the oldest eight, so that the one left is next to the segments written after it (the
+        // newest eight left the oldest between two higher levels, never merged again).
+        XCTAssertEqual(SegmentMerger.nextMerge((1...9).map { info($0, postings: 10) })?.map(\.id), Array(1...8))
+        // Of two runs of one level each long enough, the newest run.
+        let twoRuns = (1...8).map { info($0, postings: 10) } + [info(9, postings: 1_000_000)] + (10...18).map { info($0, postings: 10) }
+        XCTAssertEqual(SegmentMerger.nextMerge(twoRuns)?.map(\.id), Array(10...17))
         // A big segment between small ones splits the run.
         let mixed = (1...4).map { info($0, postings: 10) } + [info(5, postings: 1_000_000)] + (6...9).map { info($0, postings: 10) }
         XCTAssertNil(SegmentMerger.nextMerge(mixed))

@@ -256,17 +256,20 @@ func resetPeak() {
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
-func directorySize(_ path: String) -> (bytes: Int, files: Int) {
+func directorySize(_ path: String) -> (bytes: Int, files: Int, byFile: [String: Int]) {
     var bytes = 0, files = 0
+    var byFile: [String: Int] = [:]
     if let e = FileManager.default.enumerator(atPath: path) {
         for case let name as String in e {
             if let a = try? FileManager.default.attributesOfItem(atPath: path + "/" + name), (a[.type] as? FileAttributeType) == .typeRegular {
-                bytes += (a[.size] as? Int) ?? 0
+                let size = (a[.size] as? Int) ?? 0
+                bytes += size
                 files += 1
+                byFile[name] = size
             }
         }
     }
-    return (bytes, files)
+    return (bytes, files, byFile)
 }
 
 func lines(_ path: String) -> [String] {
@@ -402,7 +405,13 @@ struct Bench {
         let raw = items.reduce(0) { $0 + $1.rawBytes }
         let fresh = directorySize(appDir)
         var disk: [String: Any] = ["raw_text_bytes": raw, "fresh_bytes": fresh.bytes, "fresh_files": fresh.files,
-                                   "fresh_over_raw": round3(Double(fresh.bytes) / Double(max(raw, 1)))]
+                                   "fresh_over_raw": round3(Double(fresh.bytes) / Double(max(raw, 1))),
+                                   "fresh_file_bytes": fresh.byFile]
+        // What the main file still holds free, and its size by its pages, as the store's last commit sees it.
+        if let pages = try? benchStore.pageCounts() {
+            disk["fresh_free_bytes"] = pages.free * pages.pageSize
+            disk["fresh_page_bytes"] = pages.pages * pages.pageSize
+        }
         log(options.reuse ? "reused the index: disk \(fresh.bytes / 1_000_000) MB"
             : "bulk: \(Int(Double(items.count) / bulkSeconds)) items/s, disk \(fresh.bytes / 1_000_000) MB")
 
