@@ -224,8 +224,8 @@ struct KeyRuns {
     func merge(runs: [Run], live: [Int64]?) throws -> Int {
         let before = runs.reduce(0) { $0 + $1.count }
         var cursors = try runs.map { try cursor(on: $0.id, after: nil) }
-        // The identifier being merged, copied into one buffer for the whole merge (an array per entry was a fifth of
-        // the merges of PyPI's bulk load, which run in a batch's transaction).
+        // The identifier being merged, copied into one buffer for the whole merge, not an array per entry: the merges
+        // of a bulk load run in a batch's transaction, on its thread alone.
         var key: [UInt8] = []
         key.reserveCapacity(256)
         let written = try writeRun(capacity: before) { add in

@@ -774,7 +774,8 @@ enum SegmentMerger {
             // The run's oldest `mergeFactor`: what is left of it is its newest, next to the segments that come next,
             // which it is merged with later. (Merging the newest left the oldest between two higher levels for good:
             // a maintenance run that found nine of a bulk load's segments of one level, not eight, left one behind,
-            // so the index at rest had a segment more or not by the merges' timing; PyPI's 127.6 or 129.0 MB.)
+            // so the index at rest had stranded segments or not by the merges' timing: both corpora's bulk load ended with
+            // 18 segments and 152.6 MB, or 4 and 149.7 MB.)
             if end - start >= mergeFactor { return Array(segments[start..<(start + mergeFactor)]) }
             end = start
         }

@@ -284,8 +284,8 @@ struct Writer {
         // (Refills read the postings, the transaction's segment among them.)
         try lists?.finish(db: db)
         // The lists' reads and merges and the encoded segment of a large write are freed on another thread, as a
-        // window's prepared items are: freeing them was most of what the transaction's thread did alone at the end
-        // of each batch of a bulk load, the other core idle (perf, PyPI).
+        // window's prepared items are: freeing what the batch was done with was a fifth of what the transaction's
+        // thread did alone at the end of each batch of a bulk load, the other core idle (perf, PyPI).
         if isLarge { Self.freeElsewhere((lists, segment)) }
         // Updated in place: `INSERT OR REPLACE` deleted the row and inserted it under a new rowid, which also
         // rewrote its entry in the key's index, one more page in every write's commit.
