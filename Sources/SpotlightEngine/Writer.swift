@@ -177,7 +177,7 @@ struct Writer {
         // twentieth of PyPI's bulk load on the transaction's thread to free.
         let finished = window
         window = PreparedUpsert.Window()
-        if !finished.items.isEmpty { DispatchQueue.global(qos: .utility).async { withExtendedLifetime(finished) {} } }
+        if !finished.items.isEmpty { Self.freeElsewhere(finished) }
         windowNumbers = []
         windowItems = []
         windowPositions.removeAll()

@@ -59,8 +59,6 @@ final class RecordBlockTests: XCTestCase {
         try store.search(text, options: TextSearchOptions(limit: 0)).map(\.item.uniqueIdentifier)
     }
 
-    /// Both ways a large write stores its items: catalogued in their blocks (format 13), and as rows whose records
-    /// are in blocks (format 7 to 12).
     /// A write's blocks are shared out to be compressed in contiguous ranges that cover each block once, in order,
     /// one range at most per core; none empty (but the one range of no blocks, which carries the records left alone).
     func testSharesCoverEveryBlockOnceInOrder() {
@@ -75,6 +73,8 @@ final class RecordBlockTests: XCTestCase {
         }
     }
 
+    /// Both ways a large write stores its items: catalogued in their blocks (format 13), and as rows whose records
+    /// are in blocks (format 7 to 12).
     func testALargeWriteStoresItsRecordsInBlocksThatReadBackWhole() throws {
         try largeWriteReadsBackWhole(catalogued: true)
         try store.apply([.deleteAll])
