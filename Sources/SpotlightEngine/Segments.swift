@@ -763,8 +763,9 @@ enum SegmentMerger {
     }
 
     /// The next merge the policy asks for, if any: `mergeFactor` adjacent segments of one level (from the newest
-    /// run of one level that has as many, its oldest), else one segment with too many dead items, else one a store of format 10 or
-    /// before stored as posting rows (written again alone, as term blocks: an upgraded store gets their size).
+    /// run of one level that has as many, its oldest), else one segment with too many dead items, else a stranded
+    /// run with its smaller neighbour (`strandedRun`), else one a store of format 10 or before stored as posting
+    /// rows (written again alone, as term blocks: an upgraded store gets their size).
     static func nextMerge(_ segments: [SegmentInfo]) -> [SegmentInfo]? {
         var end = segments.count
         while end > 0 {
@@ -783,9 +784,40 @@ enum SegmentMerger {
             .max(by: { Double($0.deadItems) / Double($0.items) < Double($1.deadItems) / Double($1.items) }) {
             return [worst]
         }
+        if let stranded = strandedRun(segments) { return stranded }
         // (Not while tests make format 10 stores: the rewrite would be rows again, for ever.)
         if !TermBlocks.writesRows.load(ordering: .relaxed), let rows = segments.last(where: \.storedAsRows) {
             return [rows]
+        }
+        return nil
+    }
+
+    /// The oldest stranded run with its smaller neighbour, if any. A run of one level is stranded when the
+    /// segments on both sides of it are of higher levels (or, for the oldest run, the one after it): only adjacent
+    /// segments merge, and whatever is written later lands after the higher neighbour, so the run never reaches
+    /// `mergeFactor` and no level's merge takes it. The newest run is never stranded (later writes join it).
+    ///
+    /// Runs are stranded by a large write that follows small ones (an app's few single writes, then a batch of
+    /// thousands: the single writes' segments lie between the older segments and the batch's, for good), by a
+    /// segment rewritten without its dead items that fell a level below both neighbours, and in stores written
+    /// before 2026-12-07 by the policy itself (it merged the newest `mergeFactor` of a run: the oldest of nine was
+    /// left between two higher levels; both corpora's bulk load so kept 18 segments at rest where 4 were due).
+    /// Merged with the smaller neighbour, such a run costs at most that neighbour's rewrite once, and a search
+    /// then visits one segment where it visited the run and its neighbour.
+    static func strandedRun(_ segments: [SegmentInfo]) -> [SegmentInfo]? {
+        var start = 0
+        while start < segments.count {
+            let level = segments[start].level
+            var end = start + 1
+            while end < segments.count, segments[end].level == level { end += 1 }
+            guard end < segments.count else { return nil }
+            let newer = segments[end]
+            let older = start > 0 ? segments[start - 1] : nil
+            if newer.level > level, older.map({ $0.level > level }) ?? true {
+                if let older, older.postings < newer.postings { return Array(segments[(start - 1)..<end]) }
+                return Array(segments[start...end])
+            }
+            start = end
         }
         return nil
     }

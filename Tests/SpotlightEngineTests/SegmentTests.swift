@@ -578,11 +578,62 @@ final class SegmentTests: XCTestCase {
         // Of two runs of one level each long enough, the newest run.
         let twoRuns = (1...8).map { info($0, postings: 10) } + [info(9, postings: 1_000_000)] + (10...18).map { info($0, postings: 10) }
         XCTAssertEqual(SegmentMerger.nextMerge(twoRuns)?.map(\.id), Array(10...17))
-        // A big segment between small ones splits the run.
+        // A big segment between small ones splits the run: the newest four wait for more (later writes join them),
+        // the oldest four are stranded before it and merge into it (`testMergePolicyMergesAStrandedRunIntoItsSmallerNeighbour`).
         let mixed = (1...4).map { info($0, postings: 10) } + [info(5, postings: 1_000_000)] + (6...9).map { info($0, postings: 10) }
-        XCTAssertNil(SegmentMerger.nextMerge(mixed))
+        XCTAssertEqual(SegmentMerger.nextMerge(mixed)?.map(\.id), Array(1...5))
+        XCTAssertNil(SegmentMerger.nextMerge(Array(mixed[4...])))
         // Too many dead items: rewritten alone.
         XCTAssertEqual(SegmentMerger.nextMerge([info(1, postings: 10), info(2, postings: 10, dead: 5)])?.map(\.id), [2])
+    }
+
+    /// A run of one level between higher levels (as a batch written after a few single writes leaves them) never
+    /// reaches `mergeFactor`: it is merged with its smaller neighbour, and a store converges to descending levels.
+    func testMergePolicyMergesAStrandedRunIntoItsSmallerNeighbour() {
+        func info(_ id: Int64, postings: Int) -> SegmentMerger.SegmentInfo {
+            .init(id: id, firstItem: id * 100, lastItem: id * 100 + 99, items: 10, postings: postings, deadItems: 0)
+        }
+        let big = 1_000_000, medium = 200_000, small = 10
+        XCTAssertGreaterThan(info(0, postings: big).level, info(0, postings: medium).level)
+        XCTAssertGreaterThan(info(0, postings: medium).level, info(0, postings: small).level)
+        // Descending levels, the newest last: nothing to do.
+        XCTAssertNil(SegmentMerger.nextMerge([info(1, postings: big), info(2, postings: medium), info(3, postings: small)]))
+        // Two single writes between a bulk load's segment and a later batch's: with the batch, the smaller side.
+        XCTAssertEqual(SegmentMerger.nextMerge([info(1, postings: big), info(2, postings: small), info(3, postings: small),
+                                                info(4, postings: medium)])?.map(\.id), [2, 3, 4])
+        // With the older neighbour when it is the smaller.
+        XCTAssertEqual(SegmentMerger.nextMerge([info(1, postings: medium), info(2, postings: small), info(3, postings: big)])?.map(\.id),
+                       [1, 2])
+        // The oldest run, below the one after it, merges with that one.
+        XCTAssertEqual(SegmentMerger.nextMerge([info(1, postings: small), info(2, postings: big)])?.map(\.id), [1, 2])
+        // A level's merge goes first.
+        let run = (10...17).map { info($0, postings: small) }
+        XCTAssertEqual(SegmentMerger.nextMerge([info(1, postings: big), info(2, postings: small), info(3, postings: medium)] + run)?
+            .map(\.id), Array(10...17))
+        // Both corpora's bulk load as the old policy left it (2026-12-07: 18 segments at rest, levels 4 2 2 3 3
+        // 2×6 3×7): the policy alone, each merge applied, ends with descending levels and no run of eight.
+        var segments: [SegmentMerger.SegmentInfo] = []
+        var id: Int64 = 1
+        func add(_ postings: Int, _ n: Int = 1) {
+            for _ in 0..<n {
+                segments.append(info(id, postings: postings))
+                id += 1
+            }
+        }
+        add(12_651_515); add(192_000, 2); add(1_555_000, 2); add(195_000, 6); add(600_000, 7)
+        var merges = 0
+        while let merge = SegmentMerger.nextMerge(segments), merges < 100 {
+            let start = segments.firstIndex { $0.id == merge[0].id }!
+            XCTAssertEqual(segments[start..<(start + merge.count)].map(\.id), merge.map(\.id), "merges adjacent segments")
+            let merged = SegmentMerger.SegmentInfo(id: 1_000 + Int64(merges), firstItem: merge[0].firstItem,
+                                                   lastItem: merge.last!.lastItem, items: merge.reduce(0) { $0 + $1.items },
+                                                   postings: merge.reduce(0) { $0 + $1.postings }, deadItems: 0)
+            segments.replaceSubrange(start..<(start + merge.count), with: [merged])
+            merges += 1
+        }
+        XCTAssertLessThan(merges, 100)
+        XCTAssertLessThanOrEqual(segments.count, 4)
+        XCTAssertEqual(segments.map(\.level), segments.map(\.level).sorted(by: >), "levels descend from the oldest")
     }
 
     func testReadsNeverWriteEvenWhenMaintenanceIsDue() throws {
