@@ -582,10 +582,15 @@ extension IndexStore {
     /// without typos is checked so only when its postings are many (`postingsPerForwardCheck`): a rare word's
     /// postings cost microseconds (`global navigation`: 150 candidates read and tokenized took 6 ms).
     static let forwardCheckLimit = 200
-    /// Reading and tokenizing one candidate costs about as much as decoding this many postings (measured on the
-    /// Debian corpus with block-compressed posting lists: ~40 µs against ~10–20 ns), so a word with more postings
-    /// than this many times the candidates is checked on the candidates instead.
-    static let postingsPerForwardCheck = 2_000
+    /// A word with more postings than this many times the candidates is checked on the candidates instead.
+    /// Reading and tokenizing one candidate costs about as much as decoding 2,000 postings (measured on the Debian
+    /// corpus with block-compressed posting lists: ~40 µs against ~10–20 ns), but with few candidates a long list
+    /// is decoded only in the blocks that may hold one (`foldWord`, a prefix's range too since 2026-12-07), so
+    /// the postings read are a fraction of the word's. At 2,000, `python dict co` (341 candidates) read and
+    /// tokenized them all, 15–23 ms in the keystroke runs (the timed pass finds them no longer kept,
+    /// `ForwardTermsCache`), against 7.6 ms through the range's lists; both corpora's keystrokes, four runs each
+    /// in turn on one store: p99 7.2–8.8 ms against 7.8–8.7, the slowest 13–14 ms against 19.
+    static let postingsPerForwardCheck = 8_000
 
     /// Reads and tokenizes the given items' attributes.
     static func loadTerms(_ db: Database, ids: [Int64], into terms: inout [Int64: [String: UInt8]]) throws {
