@@ -169,6 +169,7 @@ package final class IndexStore: Sendable {
     ///   store, `.unsupportedFormat` when a newer version wrote it.
     package init(url: URL, create: Bool = true, readOnly readOnlyRequested: Bool = false) throws {
         self.url = url
+        EngineMemory.fixMappedThreshold()
         try StoreLocation.refuseSymbolicLinks(url)
         if !StoreLocation.exists(url) {
             guard create, !readOnlyRequested else { throw EngineError(.indexUnavailable, "no index at \(url.path)") }

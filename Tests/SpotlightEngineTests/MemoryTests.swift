@@ -39,6 +39,28 @@ final class MemoryTests: XCTestCase {
         }
     }
 
+    /// Opening a store fixes the C heap's mapped threshold (`EngineMemory.mappedThreshold`): a block of
+    /// megabytes freed no longer raises glibc's threshold, so the next ones are mapped (and unmapped when freed)
+    /// instead of coming from an arena, where a bulk load's left the process 74 MB larger after it.
+    func testOpeningAStoreKeepsBlocksOfMegabytesMappedAfterOneIsFreed() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("threshold.sqlite"))
+        defer { try? store.close() }
+        XCTAssertTrue(EngineMemory.threshold.load(ordering: .relaxed), "set at the first open (glibc, no MALLOC_MMAP_THRESHOLD_)")
+        // A mapped block of 24 MB freed: with glibc's own threshold, the next blocks below 24 MB came from the heap.
+        let first = try XCTUnwrap(malloc(24 << 20))
+        memset(first, 1, 24 << 20)
+        free(first)
+        func mapped() throws -> Int { try XCTUnwrap(EngineMemory.heap()).mapped }
+        let mappedBefore = try mapped()
+        let next = try XCTUnwrap(malloc(Int(EngineMemory.mappedThreshold) * 2))
+        defer { free(next) }
+        XCTAssertGreaterThanOrEqual(try mapped() - mappedBefore, Int(EngineMemory.mappedThreshold) * 2, "mapped")
+        // Smaller blocks still come from the heap.
+        let small = try XCTUnwrap(malloc(64 << 10))
+        defer { free(small) }
+        XCTAssertLessThan(try mapped() - mappedBefore, Int(EngineMemory.mappedThreshold) * 2 + (64 << 10))
+    }
+
     /// After a bulk load, once writes pause: the writer's page cache is released and the heap trimmed; the store
     /// goes on working (its next writes and searches read the pages again).
     func testALargeWriteReleasesTheWritersPageCacheAndTrimsTheHeapAtRest() throws {
