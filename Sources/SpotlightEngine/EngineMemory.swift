@@ -95,8 +95,9 @@ package enum EngineMemory {
     package static let threshold = Atomic<Bool>(false)
 
     /// Sets `mappedThreshold`, once per process: a process-wide setting, as `trimHeap` is. Left alone when the
-    /// process was started with its own (`MALLOC_MMAP_THRESHOLD_`, or `glibc.malloc.mmap_threshold` in
-    /// `GLIBC_TUNABLES`), and by another C library (no `mallopt`).
+    /// process was started with thresholds of its own (`MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_`, or
+    /// either in `GLIBC_TUNABLES`), and by another C library (no `mallopt`). An app that calls `mallopt` for them
+    /// itself does so after its first store opens.
     ///
     /// The trim threshold goes back to glibc's first one too (128 KB): each raise of the mapped threshold before
     /// the first store opened (an app's own large blocks, the benchmark's corpus) set it to twice as much, up to

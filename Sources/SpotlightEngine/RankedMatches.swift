@@ -345,7 +345,7 @@ extension IndexStore {
                     // the prefix's own: exact or prefix matches). Its long lists, too, are decoded only near the
                     // candidates when there are few: decoded whole, they made the slowest keystrokes, a last word
                     // of two letters after a few rarer words (`python dict co`: a few hundred candidates, every
-                    // posting of the `co` range's lists decoded, 16–18 ms).
+                    // posting of the `co` range's lists decoded).
                     try PostingStore.forEachList(db, termsFrom: word, below: word + "\u{10FFFF}") { exact, list in
                         try take(list, row: exact ? 1 : 2)
                     }

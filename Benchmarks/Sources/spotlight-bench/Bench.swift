@@ -238,6 +238,7 @@ func memoryBreakdown() -> [String: Double] {
     if let heap = EngineMemory.heap() {
         breakdown["heap_system_mb"] = mb(heap.system)
         breakdown["heap_free_mb"] = mb(heap.free)
+        breakdown["heap_mapped_mb"] = mb(heap.mapped)
     }
     log("memory: " + breakdown.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     return breakdown
