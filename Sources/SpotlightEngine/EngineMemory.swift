@@ -91,8 +91,8 @@ package enum EngineMemory {
     /// threshold before any raising (`DEFAULT_TRIM_THRESHOLD`).
     private static let mmapThresholdParameter: Int32 = -3, trimThresholdParameter: Int32 = -1
     private static let defaultTrimThreshold: Int32 = 128 << 10
-    /// Whether the threshold was set (tests, diagnostics).
-    package static let threshold = Atomic<Bool>(false)
+    /// Whether `fixMappedThreshold` set the thresholds (tests, diagnostics).
+    package static let thresholdsFixed = Atomic<Bool>(false)
 
     /// Sets `mappedThreshold`, once per process: a process-wide setting, as `trimHeap` is. Left alone when the
     /// process was started with thresholds of its own (`MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_`, or
@@ -114,7 +114,7 @@ package enum EngineMemory {
               !(environment["GLIBC_TUNABLES"] ?? "").contains("_threshold"),
               let mallopt, mallopt(mmapThresholdParameter, mappedThreshold) == 1 else { return }
         _ = mallopt(trimThresholdParameter, defaultTrimThreshold)
-        threshold.store(true, ordering: .relaxed)
+        thresholdsFixed.store(true, ordering: .relaxed)
     }()
 
     /// How many times the heap was trimmed (tests, diagnostics).

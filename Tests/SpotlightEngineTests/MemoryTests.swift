@@ -45,7 +45,7 @@ final class MemoryTests: XCTestCase {
     func testOpeningAStoreKeepsBlocksOfMegabytesMappedAfterOneIsFreed() throws {
         let store = try IndexStore(url: directory.appendingPathComponent("threshold.sqlite"))
         defer { try? store.close() }
-        XCTAssertTrue(EngineMemory.threshold.load(ordering: .relaxed), "set at the first open (glibc, no MALLOC_MMAP_THRESHOLD_)")
+        XCTAssertTrue(EngineMemory.thresholdsFixed.load(ordering: .relaxed), "set at the first open (glibc, no MALLOC_MMAP_THRESHOLD_)")
         // A mapped block of 24 MB freed: with glibc's own threshold, the next blocks below 24 MB came from the heap.
         let first = try XCTUnwrap(malloc(24 << 20))
         memset(first, 1, 24 << 20)
