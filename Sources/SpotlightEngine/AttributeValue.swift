@@ -47,7 +47,10 @@ extension AttributeValue {
     /// stack allows) and without looking further than one level past `limit`.
     package func nestingDepth(upTo limit: Int = AttributeValue.maximumNestingDepth) -> Int {
         // (Most values are not arrays: no work list for them. Validating a bulk load's values allocated one each.)
-        guard case .array = self else { return 0 }
+        guard case .array(let elements) = self else { return 0 }
+        // A flat array (a content type's tree, keywords: most arrays) is one deep, without a work list (a bulk load
+        // checks every item's, in the API's conversion and again before its write).
+        if !elements.contains(where: { if case .array = $0 { return true } else { return false } }) { return 1 }
         var deepest = 0
         var pending: [(AttributeValue, Int)] = [(self, 0)]
         while let (value, depth) = pending.popLast() {

@@ -99,6 +99,12 @@ final class StoreSafetyTests: XCTestCase {
         }
         XCTAssertLessThan(Date().timeIntervalSince(start), 5, "refused at once")
         XCTAssertEqual(value.nestingDepth(), AttributeValue.maximumNestingDepth + 1, "counting stops past the limit")
+        // Flat arrays (the fast path), empty ones, and an array nested after flat elements.
+        XCTAssertEqual(AttributeValue.string("x").nestingDepth(), 0)
+        XCTAssertEqual(AttributeValue.array([]).nestingDepth(), 1)
+        XCTAssertEqual(AttributeValue.array([.string("a"), .int(1)]).nestingDepth(), 1)
+        XCTAssertEqual(AttributeValue.array([.string("a"), .array([.array([])])]).nestingDepth(), 3)
+        XCTAssertEqual(AttributeValue.array([.string("a"), .array([.array([])])]).nestingDepth(upTo: 1), 2, "stops past the limit")
         XCTAssertEqual(try ids(store), [])
         // Unwind the value iteratively: releasing 10,000 nested enums at once recurses in the runtime.
         while case .array(let inner) = value, let first = inner.first { value = first }
