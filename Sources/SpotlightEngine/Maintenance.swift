@@ -207,10 +207,11 @@ extension IndexStore {
             let rebuild = notes.stalePrefixes.contains(prefix)
             // Built on a snapshot, written by a short transaction only if no item changed in between (a list
             // built from an older state could miss an item the writers never offered it).
-            guard let built = try read({ db -> (state: Int64, entries: [PrefixLists.Entry], complete: Bool)? in
+            guard let built = try read({ db -> (state: Int64, entries: [PrefixLists.Entry], complete: Bool, asOf: Date)? in
                 if !rebuild, try PrefixLists.list(prefix, db: db) != nil { return nil }
-                let (entries, complete) = try PrefixLists.refill(prefix, db: db)
-                return (try Self.itemsState(db), entries, complete)
+                let now = Date()
+                let (entries, complete) = try PrefixLists.refill(prefix, db: db, now: now)
+                return (try Self.itemsState(db), entries, complete, now)
             }) else { continue }
             try mapped {
                 try writeTransaction(durable: false) { db in
@@ -222,7 +223,7 @@ extension IndexStore {
                         }
                         return
                     }
-                    try PrefixLists.store(prefix, entries: built.entries, complete: built.complete, db: db)
+                    try PrefixLists.store(prefix, entries: built.entries, complete: built.complete, keysAsOf: built.asOf, db: db)
                 }
             }
         }
@@ -290,8 +291,9 @@ extension IndexStore {
             guard try PendingPrefixes.count(db) > 0 else { return false }
             var changes = PrefixLists.Changes()
             changes.hot = state.hot!
-            let asOf = try PendingPrefixes.drain(into: &changes, db: db, now: state.now, limit: PendingPrefixes.catchUpChunk)
-            try PrefixLists.apply(changes, db: db, now: asOf)
+            let drained = try PendingPrefixes.drain(into: &changes, db: db, now: state.now, limit: PendingPrefixes.catchUpChunk)
+            // (The drained keys are computed as of their writes' times, none later than the catch-up's.)
+            try PrefixLists.apply(changes, db: db, now: drained.earliest, keysAsOf: drained.latest)
             return true
         }
     }

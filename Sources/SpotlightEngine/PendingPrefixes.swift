@@ -74,10 +74,13 @@ enum PendingPrefixes {
     /// deletes them. An item that came and is gone again is not added (its row is gone: the row of its leaving
     /// follows).
     /// Keys are computed as of each row's write, or `now` if that is earlier. Returns the earliest time used (`now`
-    /// when there were no rows): the time to apply the changes as of (a list refilled then gets keys no lower).
+    /// when there were no rows): the time to apply the changes as of (a list refilled then gets keys no lower);
+    /// and the latest (nil when no item came), which the lists note (`PrefixLists.noteKeys`).
     @discardableResult
-    static func drain(into changes: inout PrefixLists.Changes, db: Database, now: Date, limit: Int = -1) throws -> Date {
+    static func drain(into changes: inout PrefixLists.Changes, db: Database, now: Date,
+                      limit: Int = -1) throws -> (earliest: Date, latest: Date?) {
         var earliest = now
+        var latest: Date? = nil
         let rows = try db.cachedStatement(sql: "SELECT item, removed, terms, seq, at FROM prefixPending ORDER BY seq LIMIT ?")
         let catalog = ItemCatalog(db)
         var added: [(item: Int64, terms: [String: UInt8], at: Double?)] = []
@@ -97,11 +100,12 @@ enum PendingPrefixes {
             guard let signals = try catalog.signals(of: item) else { continue }
             let at = min(now, Date(timeIntervalSinceReferenceDate: written ?? now.timeIntervalSinceReferenceDate))
             earliest = min(earliest, at)
+            latest = max(latest ?? at, at)
             let hintPoints = Ranking.hintPoints(signals.hint) + Ranking.recencyPoints(lastUsed: signals.lastUsed, now: at)
             changes.add(item: item, uid: signals.uid, terms: terms, name: signals.name, hintPoints: hintPoints)
         }
         if let last { try db.cachedStatement(sql: "DELETE FROM prefixPending WHERE seq <= ?").execute(arguments: [last]) }
-        return earliest
+        return (earliest, latest)
     }
 
     /// An item whose coming is pending, as a search reads it.

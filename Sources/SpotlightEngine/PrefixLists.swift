@@ -560,8 +560,9 @@ enum PrefixLists {
     static func create(_ prefix: String, db: Database, replacing: Bool = false) throws {
         let exists = try Int.fetchOne(db, sql: "SELECT 1 FROM prefixTop WHERE prefix = ?", arguments: [prefix]) != nil
         guard replacing || !exists else { return }
-        let (entries, complete) = try refill(prefix, db: db)
-        try store(prefix, entries: entries, complete: complete, db: db)
+        let now = Date()
+        let (entries, complete) = try refill(prefix, db: db, now: now)
+        try store(prefix, entries: entries, complete: complete, keysAsOf: now, db: db)
     }
 
     /// Writes a list built by `refill`.
@@ -575,9 +576,37 @@ enum PrefixLists {
         ON CONFLICT(prefix) DO UPDATE SET complete = excluded.complete, entries = excluded.entries
         """
 
-    static func store(_ prefix: String, entries: [Entry], complete: Bool, db: Database) throws {
+    /// `keysAsOf`: the time the entries' keys were computed as of (`refill`'s `now`), noted for searches
+    /// (`noteKeys`).
+    static func store(_ prefix: String, entries: [Entry], complete: Bool, keysAsOf: Date, db: Database) throws {
         let row = encodeRow(entries, complete: complete)
         try db.execute(sql: upsertSQL, arguments: [prefix, row.complete, row.data])
+        try noteKeys(asOf: keysAsOf, db: db)
+    }
+
+    /// Notes that lists were written with keys computed as of `time` (`meta.listKeysAsOf`, the latest such time).
+    ///
+    /// A key bounds its item's score from the time it was computed on, since only recency changes with time and it
+    /// only decays. A search as of an earlier time (the clock went back after the lists were written, or a caller
+    /// searches as of a past date) can find an item scoring above its key, by at most what its recency lost in
+    /// between: `keySlack` is that margin, which the search adds to every key it stops at, so it stays exact
+    /// (reading further down the list). 0 whenever the clock only goes forward.
+    static func noteKeys(asOf time: Date, db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO meta(key, value) VALUES('listKeysAsOf', ?1)
+            ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS REAL), CAST(?1 AS REAL))
+            """).execute(arguments: [time.timeIntervalSinceReferenceDate])
+    }
+
+    /// How much an item's score as of `now` can exceed its list key (`noteKeys`): the most recency loses between
+    /// `now` and the latest time keys were computed as of, when that is later.
+    static func keySlack(_ db: Database, now: Date) throws -> Double {
+        guard let asOf = try Double.fetchOne(db.cachedStatement(
+            sql: "SELECT CAST(value AS REAL) FROM meta WHERE key = 'listKeysAsOf'")) else { return 0 }
+        let ahead = asOf - now.timeIntervalSinceReferenceDate
+        guard ahead.isFinite else { return Ranking.maxRecencyPoints }
+        guard ahead > 0 else { return 0 }
+        return Ranking.maxRecencyPoints * (1 - pow(0.5, ahead / Ranking.recencyHalfLife))
     }
 
     /// A list `apply` changes: its prefix, the change, and the list as stored (nil: none yet).
@@ -608,8 +637,10 @@ enum PrefixLists {
     /// leaves as it is is told on its bytes), merged with the change on every core when there are many (a bulk
     /// load's batch changes tens of thousands: decoding, sorting and encoding them were a fifth of its
     /// transaction's thread), then refilled from the postings where it ran low, and written.
-    static func apply(_ changes: Changes, db: Database, now: Date = Date(), onEveryCore: Bool = false) throws {
-        try begin(changes, db: db, now: now, onEveryCore: onEveryCore).finish(db: db)
+    /// `keysAsOf`: the latest time the changes' keys were computed as of (`noteKeys`), when later than `now`.
+    static func apply(_ changes: Changes, db: Database, now: Date = Date(), keysAsOf: Date? = nil,
+                      onEveryCore: Bool = false) throws {
+        try begin(changes, db: db, now: now, keysAsOf: keysAsOf, onEveryCore: onEveryCore).finish(db: db)
     }
 
     /// A transaction's change to the lists under way (`begin`): the lists it changes, read, and their merges, on
@@ -622,16 +653,19 @@ enum PrefixLists {
         /// The merges when they were made on the transaction's thread.
         private let merged: [MergedList]
         private let now: Date
+        /// The latest time the keys written are computed as of (the changes' and the refills'), for `noteKeys`.
+        private let keysAsOf: Date
         /// Lists stored as their count that this change takes past their capacity, by their index in `work`, built
         /// from the store's last commit on other threads (`begin`'s `snapshot`).
         private let snapshots: [Int: SnapshotRefill]
 
         fileprivate init(work: [ListChange], parts: [Concurrently<[MergedList]>] = [], merged: [MergedList] = [], now: Date,
-                         snapshots: [Int: SnapshotRefill] = [:]) {
+                         keysAsOf: Date? = nil, snapshots: [Int: SnapshotRefill] = [:]) {
             self.work = work
             self.parts = parts
             self.merged = merged
             self.now = now
+            self.keysAsOf = max(now, keysAsOf ?? now)
             self.snapshots = snapshots
         }
 
@@ -642,6 +676,7 @@ enum PrefixLists {
             for part in parts.reversed() { _ = part.value() }
             let merged = parts.isEmpty ? self.merged : parts.flatMap { $0.value() }
             let write = try db.cachedStatement(sql: upsertSQL).sqliteStatement
+            var wrote = false
             for (index, (list, var result)) in zip(work, merged).enumerated() {
                 if result.needsRefill, let built = snapshots[index]?.value() {
                     snapshotBuilds.add(1, ordering: .relaxed)
@@ -657,12 +692,14 @@ enum PrefixLists {
                 }
                 // During a bulk load most lists of common prefixes are already full of better items: no write.
                 guard let encoded = result.encoded else { continue }
+                wrote = true
                 try SegmentMerger.bindAndStep(db, write) {
                     RawBind.text(write, 1, list.prefix)
                     sqlite3_bind_int64(write, 2, result.complete ? 1 : 0)
                     RawBind.blob(write, 3, encoded)
                 }
             }
+            if wrote { try noteKeys(asOf: keysAsOf, db: db) }
         }
     }
 
@@ -681,7 +718,7 @@ enum PrefixLists {
     /// thousands of prefixes past it, and building them on the transaction's thread, from a catalogue lookup per
     /// item, held up PyPI's load by 12 %); the change is then merged into it as into a stored list. Without it, or
     /// when the read fails, such a list is refilled by `finish`, with the transaction's own items.
-    static func begin(_ changes: Changes, db: Database, now: Date = Date(), onEveryCore: Bool = false,
+    static func begin(_ changes: Changes, db: Database, now: Date = Date(), keysAsOf: Date? = nil, onEveryCore: Bool = false,
                       snapshot: Snapshot? = nil) throws -> Application {
         guard !changes.isEmpty else { return Application(work: [], now: now) }
         let read = try db.cachedStatement(sql: "SELECT complete, entries FROM prefixTop WHERE prefix = ?")
@@ -734,13 +771,13 @@ enum PrefixLists {
             }
         }
         if !onEveryCore || work.count < parallelMerges {
-            return Application(work: work, merged: work.map(Self.merged), now: now, snapshots: snapshots)
+            return Application(work: work, merged: work.map(Self.merged), now: now, keysAsOf: keysAsOf, snapshots: snapshots)
         }
         parallelApplies.add(1, ordering: .relaxed)
         let parts = stride(from: 0, to: work.count, by: parallelPart).map { [work] start in
             Concurrently { work[start..<min(work.count, start + parallelPart)].map(Self.merged) }
         }
-        return Application(work: work, parts: parts, now: now, snapshots: snapshots)
+        return Application(work: work, parts: parts, now: now, keysAsOf: keysAsOf, snapshots: snapshots)
     }
 
     /// Lists built from the store's last commit (`begin`'s `snapshot`).

@@ -508,13 +508,17 @@ extension IndexStore {
         }
         let wanted = options.limit > 0 ? options.limit : Int.max
         let tolerance = 1e-9
+        // What an item's score as of `options.now` can exceed its key by: 0 unless the keys were computed as of a
+        // later time (`PrefixLists.keySlack`: a clock that went back).
+        let slack = try PrefixLists.keySlack(db, now: options.now)
         /// Whether the k-th hit so far beats every item whose key is at most `entry`'s, identifiers breaking ties.
         func settled(before entry: PrefixLists.Entry) -> Bool {
             guard options.limit > 0, hits.count >= wanted else { return false }
             hits.sort(by: ranked)
             let kth = hits[wanted - 1]
-            return kth.score > entry.key + tolerance
-                || (kth.score >= entry.key - tolerance && kth.item.uniqueIdentifier < entry.uid)
+            let bound = entry.key + slack
+            return kth.score > bound + tolerance
+                || (kth.score >= bound - tolerance && kth.item.uniqueIdentifier < entry.uid)
         }
         var entries = list.entries
         let pending = try pending()
@@ -552,8 +556,9 @@ extension IndexStore {
             guard let smallest = list.entries.last, settled(before: smallest) else {
                 PrefixLists.fallbacks.withLock { $0 += 1 }
                 // Without a filter the list fell short because its keys' recency went stale: rebuild it. (A filter
-                // that rejects most of the list is no reason to rewrite it on every search.)
-                if options.filter == nil { staleList = true }
+                // that rejects most of the list is no reason to rewrite it on every search; nor is a slack, which
+                // a list rebuilt now keeps until the clock is past the keys' time again.)
+                if options.filter == nil, slack == 0 { staleList = true }
                 return nil
             }
         }

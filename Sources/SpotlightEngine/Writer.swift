@@ -265,12 +265,13 @@ struct Writer {
             if isLarge {
                 // With every change still pending, which are older than this transaction's (an item it deleted that
                 // came in a pending write is not added: its row is gone).
-                asOf = try PendingPrefixes.drain(into: &prefixes, db: db, now: now)
+                asOf = try PendingPrefixes.drain(into: &prefixes, db: db, now: now).earliest
             }
             // (A large write holds the write lock by now: a read sees the store as the write found it.)
             let store = self.store
             let snapshot: PrefixLists.Snapshot = { body in try store.read(body) }
-            lists = try PrefixLists.begin(prefixes, db: db, now: asOf, onEveryCore: isLarge, snapshot: isLarge ? snapshot : nil)
+            lists = try PrefixLists.begin(prefixes, db: db, now: asOf, keysAsOf: now, onEveryCore: isLarge,
+                                          snapshot: isLarge ? snapshot : nil)
             let hot = prefixes.hot
             prefixes = PrefixLists.Changes()
             prefixes.hot = hot

@@ -30,7 +30,8 @@ final class AdversarialRankingTests: XCTestCase {
     /// The corpus: `count` items for one large write, then `extra` for small ones, in write order. Every item has
     /// `alpha` and `beta` in its description, so their lists hold a posting per item, in id order; a block of 128
     /// postings is 128 consecutive items.
-    func corpus(count: Int, extra: Int) -> [StoredItem] {
+    func corpus(count: Int, extra: Int, lastUse: Date? = nil) -> [StoredItem] {
+        let lastUse = lastUse ?? now.addingTimeInterval(20 * 365 * 86_400)
         var random = SplitMix64(state: 7)
         let others = ["gamma", "delta", "tools", "common", "alpine", "alps"]
         return (0..<(count + extra)).map { i in
@@ -42,11 +43,11 @@ final class AdversarialRankingTests: XCTestCase {
             default: attributes["title"] = .string("gamma \(others[Int(random.next() % UInt64(others.count))])")
             }
             // Items matched outside the name with the most a hint and a last use add: within reach of a name match
-            // typed as a beginning (7.2 points against 4 + 3.5). The last use is to come, so that it adds the most
-            // whatever the clock says: lists built by the maintenance compute recency as of the real time, which
-            // is months after this test's `now` (a list's keys bound its items' scores only from then on).
+            // typed as a beginning (7.2 points against 4 + 3.5). By default the last use is to come, so that it adds
+            // the most whatever the clock says (lists the maintenance builds compute recency as of the real time,
+            // months after this test's `now`: `testListsWithKeysFromLaterThanTheSearchStayExact`).
             if i % 97 == 0 { attributes["rankingHint"] = .int(100) }
-            if i % 89 == 0 { attributes["lastUsedDate"] = .date(now.addingTimeInterval(20 * 365 * 86_400)) }
+            if i % 89 == 0 { attributes["lastUsedDate"] = .date(lastUse) }
             if i % 61 == 0 { attributes["keywords"] = .array([.string("alpha")]) }
             // The rare word on block boundaries of `alpha`'s list: of one block in three, on its last item alone
             // (the block must be decoded for it); of the next, on its first item alone; of the third, on both.
@@ -64,9 +65,9 @@ final class AdversarialRankingTests: XCTestCase {
 
     /// Writes the corpus as one large write (a segment as large as `PackedSegment.limit` allows), then small writes,
     /// updates and deletes; returns the store and the live items.
-    func makeStore(packed: Bool) throws -> (IndexStore, [StoredItem]) {
+    func makeStore(packed: Bool, lastUse: Date? = nil) throws -> (IndexStore, [StoredItem]) {
         let count = 2_200
-        var items = corpus(count: count, extra: 150)
+        var items = corpus(count: count, extra: 150, lastUse: lastUse)
         PackedSegment.limit.store(packed ? PackedSegment.defaultLimit : 0, ordering: .relaxed)
         defer { PackedSegment.limit.store(PackedSegment.defaultLimit, ordering: .relaxed) }
         let store = try IndexStore(url: directory.appendingPathComponent(packed ? "packed.sqlite" : "blocks.sqlite"))
@@ -143,5 +144,44 @@ final class AdversarialRankingTests: XCTestCase {
         let names = items.filter { $0.attributes["title"] == .string("alpha") && $0.expirationDate > now }
         XCTAssertLessThan(names.count, 20)
     }
-}
 
+    /// Lists whose keys were computed as of a later time than a search's (the clock went back since, or a caller
+    /// searches as of a past date) hold keys below some items' scores at the search's time: an item last used at
+    /// `now` loses 1.16 of its 1.5 points of recency in 30 days. The search adds what recency can have lost
+    /// (`PrefixLists.keySlack`) to every key it would stop at, and stays exact.
+    func testListsWithKeysFromLaterThanTheSearchStayExact() throws {
+        let (store, items) = try makeStore(packed: false, lastUse: now)
+        defer { try? store.close() }
+        let later = now.addingTimeInterval(30 * 86_400)
+        let prefixes = ["a", "al", "alp", "alph", "b", "be", "bet", "c", "co", "com", "g", "ga", "gam", "z", "ze", "zet"]
+        try store.writeTransaction { db in
+            for prefix in prefixes {
+                let (entries, complete) = try PrefixLists.refill(prefix, db: db, now: later)
+                try PrefixLists.store(prefix, entries: entries, complete: complete, keysAsOf: later, db: db)
+            }
+        }
+        XCTAssertGreaterThan(try store.read { try PrefixLists.keySlack($0, now: now) }, 1.1)
+        let oracle = RankingOracle(items: items, now: now)
+        for query in ["a", "al", "alp", "alph", "b", "bet", "com", "gam", "zet"] {
+            for limit in [1, 10, 20] { try oracle.check(store, query, limit: limit) }
+        }
+    }
+
+    /// The slack is what recency loses between the search's time and the latest time list keys were computed as
+    /// of, and nothing when the search is as late or later (the clock only went forward).
+    func testKeySlackIsWhatRecencyLosesBetweenTheSearchAndTheKeys() throws {
+        let store = try IndexStore(url: directory.appendingPathComponent("slack.sqlite"))
+        defer { try? store.close() }
+        XCTAssertEqual(try store.read { try PrefixLists.keySlack($0, now: now) }, 0, "no list written")
+        try store.writeTransaction { db in
+            try PrefixLists.noteKeys(asOf: now, db: db)
+            try PrefixLists.noteKeys(asOf: now.addingTimeInterval(-86_400), db: db)
+        }
+        try store.read { db in
+            XCTAssertEqual(try PrefixLists.keySlack(db, now: now), 0)
+            XCTAssertEqual(try PrefixLists.keySlack(db, now: now.addingTimeInterval(3_600)), 0)
+            XCTAssertEqual(try PrefixLists.keySlack(db, now: now.addingTimeInterval(-Ranking.recencyHalfLife)),
+                           Ranking.maxRecencyPoints / 2, accuracy: 1e-9, "the latest time noted counts")
+        }
+    }
+}
